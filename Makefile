@@ -1,0 +1,65 @@
+# The two commands: `make run` and `make test`. Everything else here serves them.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+VENV := .venv
+VPY := $(VENV)/bin/python
+MANAGE := $(VPY) manage.py
+
+# Django 6 needs Python 3.12+. PYTHON=... wins; else the first 3.12+ on the PATH
+# that really runs (a pyenv shim may exist and still refuse); else a pyenv build.
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell \
+  for c in python3.14 python3.13 python3.12 python3; do \
+    exe=$$($$c -c 'import sys; assert sys.version_info >= (3, 12); print(sys.executable)' 2>/dev/null) \
+      && { echo $$exe; exit 0; }; \
+  done; \
+  root=$$(pyenv root 2>/dev/null); \
+  for d in $$(ls -d $$root/versions/3.* 2>/dev/null | sort -rV); do \
+    exe=$$($$d/bin/python3 -c 'import sys; assert sys.version_info >= (3, 12); print(sys.executable)' 2>/dev/null) \
+      && { echo $$exe; exit 0; }; \
+  done)
+endif
+
+.PHONY: help run test bench lint format python-check
+
+help:
+	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000"
+	@echo "make test   install with test extras, lint, check migrations, run the suite"
+	@echo "make bench  measure the rules core and the site"
+
+python-check:
+	@if [ -z "$(PYTHON)" ]; then \
+	  echo "No Python 3.12 or newer found. Install Python 3.12+ (e.g. apt-get install python3.12, or pyenv install 3.13) or run: make PYTHON=/path/to/python3.12 ..." >&2; \
+	  exit 1; fi
+
+$(VPY): | python-check
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip
+
+# Stamps make a second run skip the install unless pyproject.toml changed.
+$(VENV)/.installed: pyproject.toml | $(VPY)
+	$(VPY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(VPY)
+	$(VPY) -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(MANAGE) migrate --noinput
+	$(MANAGE) seed_demo
+	$(MANAGE) runserver 127.0.0.1:8000
+
+test: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(MANAGE) makemigrations --check --dry-run
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.installed-test
+	$(VPY) -m tests.bench
+
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .

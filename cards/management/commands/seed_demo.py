@@ -1,0 +1,13 @@
+from django.core.management.base import BaseCommand
+
+from cards.demo import DEMO_PASSWORD, DEMO_USERNAME, seed_demo
+
+
+class Command(BaseCommand):
+    help = "Load the default Types, type chart and demo characters and parties (idempotent)."
+
+    def handle(self, *args, **options):
+        counts = seed_demo()
+        summary = ", ".join(f"{n} {what}" for what, n in counts.items())
+        self.stdout.write(self.style.SUCCESS(f"Demo data ready: {summary}."))
+        self.stdout.write(f"Demo login (local only): {DEMO_USERNAME} / {DEMO_PASSWORD}")

@@ -1,0 +1,360 @@
+"""Types, the type chart, characters, cards and parties (RULES.md R1-R8).
+
+Formulas live in cards/stats.py; models store choices and check them in clean().
+"""
+
+import uuid
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from . import stats
+
+attribute_validators = [
+    MinValueValidator(stats.ATTRIBUTE_MIN, f"Must be at least {stats.ATTRIBUTE_MIN}."),
+    MaxValueValidator(stats.ATTRIBUTE_MAX, f"Must be at most {stats.ATTRIBUTE_MAX}."),
+]
+rank_validators = [
+    MinValueValidator(stats.RANK_MIN, f"Rank must be at least {stats.RANK_MIN}."),
+    MaxValueValidator(stats.RANK_MAX, f"Rank must be at most {stats.RANK_MAX}."),
+]
+
+
+class Visibility(models.TextChoices):
+    PRIVATE = "private", "Private (only you)"
+    PUBLIC = "public", "Public (anyone can view)"
+
+
+class Type(models.Model):
+    """A Memeyori Type (R6). Ether is the neutral one."""
+
+    name = models.CharField(max_length=40, unique=True)
+    slug = models.SlugField(max_length=40, unique=True)
+    colour = models.CharField(
+        max_length=7, default="#888888", help_text="Frame colour, as #rrggbb."
+    )
+    symbol = models.CharField(
+        max_length=8, default="◆", help_text="Shown beside the colour so it never stands alone."
+    )
+    description = models.TextField(blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Effect(models.TextChoices):
+    WEAK = "weak", "Weak (x3/2)"
+    STRONG = "strong", "Strong (x1/2)"
+    NEUTRAL = "neutral", "Neutral (x1)"
+
+
+class Matchup(models.Model):
+    """One cell of the type chart: how the defending Type takes the attacking Type.
+
+    A missing pair is neutral, so the chart stores only what differs from x1.
+    """
+
+    attacking = models.ForeignKey(Type, on_delete=models.CASCADE, related_name="attacks")
+    defending = models.ForeignKey(Type, on_delete=models.CASCADE, related_name="defences")
+    effect = models.CharField(max_length=8, choices=Effect.choices, default=Effect.NEUTRAL)
+
+    class Meta:
+        ordering = ["attacking__position", "defending__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["attacking", "defending"], name="one_matchup_per_pair")
+        ]
+
+    def __str__(self):
+        return f"{self.attacking} -> {self.defending}: {self.effect}"
+
+
+def type_chart() -> dict[tuple[str, str], str]:
+    """The chart as {(attacking name, defending name): 'weak' | 'strong'}; absent is neutral."""
+    rows = Matchup.objects.exclude(effect=Effect.NEUTRAL).values_list(
+        "attacking__name", "defending__name", "effect"
+    )
+    return {(a, d): effect for a, d, effect in rows}
+
+
+class Character(models.Model):
+    """What Memeyori and Archons share: an owner, a Type and the six attributes (R1)."""
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="%(class)ss"
+    )
+    name = models.CharField(max_length=60)
+    type = models.ForeignKey(Type, on_delete=models.PROTECT, related_name="%(class)ss")
+    strength = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
+    endurance = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
+    iq = models.PositiveSmallIntegerField("IQ", default=2, validators=attribute_validators)
+    wit = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
+    speed = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
+    aura = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
+    portrait = models.ImageField(upload_to="portraits/", blank=True)
+    flavour = models.TextField("flavour text", blank=True, max_length=2000)
+    visibility = models.CharField(
+        max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    kind = ""  # "memeyori" or "archon", for URLs, snapshots and logs
+
+    class Meta:
+        abstract = True
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def rank_for_stats(self) -> int:
+        return 1
+
+    def attributes(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in stats.ATTRIBUTES}
+
+    @property
+    def derived(self) -> stats.DerivedStats:
+        return stats.derive(**self.attributes(), rank=self.rank_for_stats)
+
+    def explained(self) -> list[stats.Explained]:
+        return stats.explain(**self.attributes(), rank=self.rank_for_stats)
+
+    @property
+    def is_public(self) -> bool:
+        return self.visibility == Visibility.PUBLIC
+
+    def get_absolute_url(self):
+        return reverse("character", kwargs={"kind": self.kind, "code": self.code})
+
+
+class Memeyori(Character):
+    rank = models.PositiveSmallIntegerField(default=1, validators=rank_validators)
+
+    kind = "memeyori"
+
+    class Meta(Character.Meta):
+        verbose_name_plural = "Memeyori"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(rank__gte=stats.RANK_MIN, rank__lte=stats.RANK_MAX),
+                name="memeyori_rank_1_to_6",
+            ),
+            *[
+                models.CheckConstraint(
+                    condition=Q(
+                        **{f"{a}__gte": stats.ATTRIBUTE_MIN, f"{a}__lte": stats.ATTRIBUTE_MAX}
+                    ),
+                    name=f"memeyori_{a}_1_to_20",
+                )
+                for a in stats.ATTRIBUTES
+            ],
+        ]
+
+    @property
+    def rank_for_stats(self) -> int:
+        return self.rank
+
+    def unlocked_cards(self):
+        """R7: a Memeyori plays only the cards its Rank has unlocked."""
+        return self.cards.filter(unlock_rank__lte=self.rank)
+
+
+class Archon(Character):
+    """A summoner: a Memeyori's attributes without a Rank (R2)."""
+
+    kind = "archon"
+
+    class Meta(Character.Meta):
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(**{f"{a}__gte": stats.ATTRIBUTE_MIN, f"{a}__lte": stats.ATTRIBUTE_MAX}),
+                name=f"archon_{a}_1_to_20",
+            )
+            for a in stats.ATTRIBUTES
+        ]
+
+
+class Category(models.TextChoices):
+    PHYSICAL = "physical", "Physical"
+    MAGIC = "magic", "Magic"
+    SUPPORT = "support", "Support (heal)"
+
+
+class Card(models.Model):
+    """A move (R7). It belongs to exactly one Memeyori or one Archon."""
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    memeyori = models.ForeignKey(
+        Memeyori, null=True, blank=True, on_delete=models.CASCADE, related_name="cards"
+    )
+    archon = models.ForeignKey(
+        Archon, null=True, blank=True, on_delete=models.CASCADE, related_name="cards"
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+    name = models.CharField(max_length=60)
+    type = models.ForeignKey(Type, on_delete=models.PROTECT, related_name="cards")
+    category = models.CharField(max_length=8, choices=Category.choices)
+    power = models.PositiveSmallIntegerField(
+        default=4, validators=[MaxValueValidator(99, "Power must be at most 99.")]
+    )
+    mp_cost = models.PositiveSmallIntegerField(
+        "MP cost", default=1, validators=[MaxValueValidator(20, "MP cost must be at most 20.")]
+    )
+    quick = models.BooleanField(
+        default=False, help_text="A Quick card adds no surcharge to its user's later cards."
+    )
+    unlock_rank = models.PositiveSmallIntegerField(default=1, validators=rank_validators)
+    text = models.TextField("rules text", blank=True, max_length=600)
+    tier2_power = models.PositiveSmallIntegerField(
+        "Tier 2 power", null=True, blank=True, validators=[MaxValueValidator(99)]
+    )
+    tier2_text = models.TextField("Tier 2 text", blank=True, max_length=400)
+    tier3_power = models.PositiveSmallIntegerField(
+        "Tier 3 power", null=True, blank=True, validators=[MaxValueValidator(99)]
+    )
+    tier3_text = models.TextField("Tier 3 text", blank=True, max_length=400)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(memeyori__isnull=False, archon__isnull=True)
+                    | Q(memeyori__isnull=True, archon__isnull=False)
+                ),
+                name="card_has_exactly_one_owner",
+            ),
+            models.CheckConstraint(
+                condition=Q(unlock_rank__gte=stats.RANK_MIN, unlock_rank__lte=stats.RANK_MAX),
+                name="card_unlock_rank_1_to_6",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def holder(self) -> Character | None:
+        return self.memeyori or self.archon
+
+    def tiers(self) -> list[tuple[int, int, str]]:
+        """(tier, power, text) for Tier 1 and each Tier 2/3 version the card has."""
+        rows = [(1, self.power, self.text)]
+        if self.tier2_power is not None:
+            rows.append((2, self.tier2_power, self.tier2_text))
+        if self.tier3_power is not None:
+            rows.append((3, self.tier3_power, self.tier3_text))
+        return rows
+
+    def clean(self):
+        errors = {}
+        if (self.memeyori_id is None) == (self.archon_id is None):
+            errors["__all__"] = "A card belongs to exactly one Memeyori or one Archon."
+        if self.tier3_power is not None and self.tier2_power is None:
+            errors["tier3_power"] = "Give the card a Tier 2 version before a Tier 3 one."
+        if self.tier2_text and self.tier2_power is None:
+            errors["tier2_power"] = "Tier 2 text needs a Tier 2 power."
+        if self.tier3_text and self.tier3_power is None:
+            errors["tier3_power"] = "Tier 3 text needs a Tier 3 power."
+        if errors:
+            raise ValidationError(errors)
+
+
+class Party(models.Model):
+    """R8: an optional Archon, up to six Memeyori in slot order, a Party Level and its DP."""
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="parties"
+    )
+    name = models.CharField(max_length=60)
+    archon = models.ForeignKey(
+        Archon, null=True, blank=True, on_delete=models.SET_NULL, related_name="parties"
+    )
+    level = models.PositiveSmallIntegerField(
+        "Party Level", default=1, validators=[MinValueValidator(1, "Party Level starts at 1.")]
+    )
+    dp_sp = models.PositiveSmallIntegerField("DP on SP", default=0)
+    dp_mp = models.PositiveSmallIntegerField("DP on MP", default=0)
+    dp_draw = models.PositiveSmallIntegerField("DP on Draw", default=0)
+    visibility = models.CharField(
+        max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "parties"
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def totals(self) -> stats.PartyTotals:
+        return stats.party_totals(
+            level=self.level, dp_sp=self.dp_sp, dp_mp=self.dp_mp, dp_draw=self.dp_draw
+        )
+
+    def memeyori_in_order(self) -> list[Memeyori]:
+        return [slot.memeyori for slot in self.slots.select_related("memeyori__type")]
+
+    def get_absolute_url(self):
+        return reverse("party", kwargs={"code": self.code})
+
+    def clean(self):
+        errors = {}
+        spent = self.dp_sp + self.dp_mp + self.dp_draw
+        available = max(0, (self.level or 1) - 1)
+        if spent > available:
+            errors["__all__"] = f"Party Level {self.level} gives {available} DP; you spent {spent}."
+        if self.archon_id and self.owner_id and self.archon.owner_id != self.owner_id:
+            errors["archon"] = "You can only put your own Archon in your party."
+        if errors:
+            raise ValidationError(errors)
+
+
+def check_party_memeyori(party: Party, memeyori: list[Memeyori]) -> None:
+    """R8 checks on a party's chosen Memeyori, in slot order; raises ValidationError."""
+    totals = party.totals
+    if len(memeyori) > totals.max_memeyori:
+        raise ValidationError(
+            f"SP {totals.sp} allows {totals.max_memeyori} Memeyori; you chose {len(memeyori)}."
+        )
+    seen = set()
+    for m in memeyori:
+        if m.pk in seen:
+            raise ValidationError(f"{m.name} is already in another slot of this party.")
+        seen.add(m.pk)
+        if m.owner_id != party.owner_id:
+            raise ValidationError(f"{m.name} is not yours to put in a party.")
+
+
+class PartySlot(models.Model):
+    party = models.ForeignKey(Party, on_delete=models.CASCADE, related_name="slots")
+    memeyori = models.ForeignKey(Memeyori, on_delete=models.CASCADE, related_name="slots")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["party", "memeyori"], name="memeyori_once_per_party"),
+            models.UniqueConstraint(fields=["party", "position"], name="one_memeyori_per_slot"),
+            models.CheckConstraint(
+                condition=Q(position__lt=stats.PARTY_MAX_MEMEYORI), name="slot_0_to_5"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.party} #{self.position + 1}: {self.memeyori}"

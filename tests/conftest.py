@@ -1,0 +1,57 @@
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from cards.demo import DEMO_FILE, load_types
+from cards.models import Archon, Card, Memeyori, Party, Type
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings, tmp_path):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def types(db) -> dict[str, Type]:
+    """The default Types and type chart, as seed_demo loads them."""
+    return load_types(json.loads(DEMO_FILE.read_text(encoding="utf-8")))
+
+
+def make_user(username: str):
+    return get_user_model().objects.create_user(username, password=f"{username}-pass-123!")
+
+
+@pytest.fixture
+def alice(db):
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(db):
+    return make_user("bob")
+
+
+def make_memeyori(owner, type, **overrides) -> Memeyori:
+    fields = dict(name="Emberpup", strength=5, endurance=5, iq=3, wit=2, speed=4, aura=2, rank=1)
+    fields.update(overrides)
+    return Memeyori.objects.create(owner=owner, type=type, **fields)
+
+
+def make_archon(owner, type, **overrides) -> Archon:
+    fields = dict(name="Vela", strength=3, endurance=5, iq=8, wit=7, speed=5, aura=9)
+    fields.update(overrides)
+    return Archon.objects.create(owner=owner, type=type, **fields)
+
+
+def make_card(holder, type, **overrides) -> Card:
+    fields = dict(name="Cinder Nip", category="physical", power=4, mp_cost=1, unlock_rank=1)
+    fields.update(overrides)
+    return Card.objects.create(**{holder.kind: holder}, type=type, **fields)
+
+
+def make_party(owner, **overrides) -> Party:
+    fields = dict(name="Sunrise Squad", level=1)
+    fields.update(overrides)
+    return Party.objects.create(owner=owner, **fields)
