@@ -7,7 +7,7 @@ import uuid
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -35,7 +35,10 @@ class Type(models.Model):
     name = models.CharField(max_length=40, unique=True)
     slug = models.SlugField(max_length=40, unique=True)
     colour = models.CharField(
-        max_length=7, default="#888888", help_text="Frame colour, as #rrggbb."
+        max_length=7,
+        default="#888888",
+        validators=[RegexValidator(r"^#[0-9a-fA-F]{6}$", "Give the colour as #rrggbb.")],
+        help_text="Frame colour, as #rrggbb.",
     )
     symbol = models.CharField(
         max_length=8, default="◆", help_text="Shown beside the colour so it never stands alone."

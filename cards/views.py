@@ -1,5 +1,5 @@
 from django.db.models import Q
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from .models import Archon, Effect, Matchup, Memeyori, Party, Type, Visibility
@@ -63,3 +63,21 @@ def type_chart_page(request):
         for attacker in types
     ]
     return render(request, "cards/type_chart.html", {"types": types, "rows": rows})
+
+
+def types_css(request):
+    """Each Type's colour as a class, so markup needs no style attribute (the CSP refuses them)."""
+    rules = [
+        f".type-{t.slug} {{ --type-colour: {t.colour}; }}"
+        for t in Type.objects.only("slug", "colour")
+        if _is_hex_colour(t.colour)
+    ]
+    return HttpResponse("\n".join(rules) + "\n", content_type="text/css; charset=utf-8")
+
+
+def _is_hex_colour(value: str) -> bool:
+    return (
+        len(value) == 7
+        and value[0] == "#"
+        and all(c in "0123456789abcdefABCDEF" for c in value[1:])
+    )

@@ -51,3 +51,17 @@ def test_the_type_chart_marks_weak_and_strong_with_symbols(client, types):
     html = client.get(reverse("type_chart")).content.decode()
     assert "weak, x3/2" in html
     assert "strong, x1/2" in html
+
+
+def test_pages_carry_a_strict_content_security_policy(client, types):
+    response = client.get(reverse("home"))
+    policy = response.headers["Content-Security-Policy"]
+    assert "script-src 'self' 'nonce-" in policy
+    assert "unsafe-inline" not in policy
+    html = response.content.decode()
+    assert 'src="/static/django-htmx/' in html or "htmx" in html
+
+
+def test_type_colours_come_from_a_stylesheet(client, types):
+    css = client.get(reverse("types_css")).content.decode()
+    assert f".type-blaze {{ --type-colour: {types['Blaze'].colour}; }}" in css

@@ -1,0 +1,48 @@
+"""Settings read from the environment: loud on bad values, secure with debug off."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCTION = {
+    "DJANGO_DEBUG": "0",
+    "DJANGO_SECRET_KEY": "x" * 20 + "a-real-looking-secret-key-0123456789-abcdefghij",
+    "DJANGO_ALLOWED_HOSTS": "memeyori.example",
+}
+
+
+def manage(*args, **env):
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_deploy_check_passes_with_the_production_environment():
+    result = manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_debug_off_without_a_secret_key_refuses_to_start():
+    env = {**PRODUCTION, "DJANGO_SECRET_KEY": ""}
+    result = manage("check", **env)
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY is required" in result.stderr
+
+
+def test_debug_off_without_allowed_hosts_refuses_to_start():
+    result = manage("check", **{**PRODUCTION, "DJANGO_ALLOWED_HOSTS": ""})
+    assert "DJANGO_ALLOWED_HOSTS is required" in result.stderr
+
+
+def test_a_bad_boolean_is_refused_by_name():
+    result = manage("check", DJANGO_DEBUG="maybe")
+    assert result.returncode != 0
+    assert "DJANGO_DEBUG must be one of" in result.stderr
