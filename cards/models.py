@@ -103,6 +103,16 @@ class Character(models.Model):
     speed = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
     aura = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
     portrait = models.ImageField(upload_to="portraits/", blank=True)
+    # Where the card's crop centres, as fractions of the image's width and height.
+    portrait_focus_x = models.FloatField(
+        default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+    )
+    portrait_focus_y = models.FloatField(
+        default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+    )
+    # Made from `portrait` by the print pipeline: cropped for print, and a small thumbnail.
+    portrait_print = models.ImageField(upload_to="portraits/print/", blank=True, editable=False)
+    portrait_thumb = models.ImageField(upload_to="portraits/thumbs/", blank=True, editable=False)
     flavour = models.TextField("flavour text", blank=True, max_length=2000)
     visibility = models.CharField(
         max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE

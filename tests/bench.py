@@ -40,11 +40,25 @@ def bench_odds() -> None:
 BENCHES = [bench_odds]
 
 
+def all_benches():
+    """This module's benches, then each `tests/bench_<area>.py` module's BENCHES list."""
+    import importlib
+    import pkgutil
+
+    import tests
+
+    benches = list(BENCHES)
+    for info in sorted(pkgutil.iter_modules(tests.__path__), key=lambda i: i.name):
+        if info.name.startswith("bench_"):
+            benches += importlib.import_module(f"tests.{info.name}").BENCHES
+    return benches
+
+
 def main() -> None:
     import django
 
     django.setup()
-    for bench in BENCHES:
+    for bench in all_benches():
         bench()
 
 

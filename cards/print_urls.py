@@ -1,0 +1,2 @@
+# The print pages (Mastercards, sheets, portraits) arrive with the printing issue.
+urlpatterns: list = []
