@@ -21,12 +21,14 @@ PYTHON := $(shell \
   done)
 endif
 
-.PHONY: help run test bench lint format python-check
+.PHONY: help run serve test bench load lint python-check
 
 help:
 	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000"
 	@echo "make test   install with test extras, lint, check migrations, run the suite"
 	@echo "make bench  measure the rules core and the site"
+	@echo "make serve  production-like on 127.0.0.1:8000: gunicorn, whitenoise, debug off"
+	@echo "make load   a bounded load test (at most 60 s) against a production-like server"
 
 python-check:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -50,6 +52,29 @@ run: $(VENV)/.installed
 	$(MANAGE) migrate --noinput
 	$(MANAGE) seed_demo
 	$(MANAGE) runserver 127.0.0.1:8000
+
+# Production-like, on loopback only: debug off, gunicorn workers, whitenoise static files.
+# Plain HTTP on 127.0.0.1, so the HTTPS-only settings are relaxed here and only here.
+SERVE_PORT ?= 8000
+SERVE_WORKERS ?= 4
+SERVE_ENV = DJANGO_DEBUG=0 DJANGO_STATIC_MANIFEST=1 \
+	DJANGO_SECRET_KEY="$$(cat $(VENV)/secret-key)" \
+	DJANGO_ALLOWED_HOSTS=$${DJANGO_ALLOWED_HOSTS:-127.0.0.1,localhost} \
+	DJANGO_SECURE_SSL_REDIRECT=0 DJANGO_SECURE_COOKIES=0 DJANGO_HSTS_SECONDS=0
+
+$(VENV)/secret-key: | $(VPY)
+	$(VPY) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
+	chmod 600 $@
+
+serve: $(VENV)/.installed $(VENV)/secret-key
+	$(SERVE_ENV) $(MANAGE) collectstatic --noinput -v0
+	$(SERVE_ENV) $(MANAGE) migrate --noinput
+	$(SERVE_ENV) $(MANAGE) seed_demo
+	$(SERVE_ENV) $(VENV)/bin/gunicorn memeyori_site.wsgi --bind 127.0.0.1:$(SERVE_PORT) \
+		--workers $(SERVE_WORKERS) --access-logfile - --timeout 60
+
+load: $(VENV)/.installed-test $(VENV)/secret-key
+	$(VPY) -m tests.load
 
 test: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .

@@ -65,12 +65,14 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "django_ratelimit",
     "cards",
     "battles",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -79,6 +81,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memeyori_site.ratelimit.RateLimitMiddleware",
 ]
 
 ROOT_URLCONF = "memeyori_site.urls"
@@ -126,6 +129,30 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes the write lock at BEGIN, and the timeout makes a second writer
     # wait for it instead of failing half-way with "database is locked".
     DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    # Tests use a file too, not shared-cache memory, so concurrency tests see real locking.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
+
+# Rate limits count in this cache. With REDIS_URL every worker shares the counts; without
+# it each process counts alone, which is right for one runserver process.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+SILENCED_SYSTEM_CHECKS = [
+    # django-ratelimit lists only django-redis and memcached as supported. Django's own
+    # RedisCache increments atomically (INCRBY), and LocMem is exact within one process.
+    "django_ratelimit.W001",
+    "django_ratelimit.E003",
+]
+RATELIMIT_ENABLE = envbool("DJANGO_RATELIMIT_ENABLE", True)
+# URL name -> (rate, HTTP methods counted). Keyed by client IP; see memeyori_site/ratelimit.py.
+RATE_LIMITS = {
+    "login": ("10/m", {"POST"}),
+    "signup": ("5/m", {"POST"}),
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -145,8 +172,25 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# `make serve` collects static files and turns this on, so file names carry their hash
+# and whitenoise can let browsers cache them forever. Off elsewhere: no collectstatic needed.
+STATIC_MANIFEST = envbool("DJANGO_STATIC_MANIFEST", False)
+# Without collected files, whitenoise serves straight from the app and project folders.
+STATIC_ROOT = (
+    Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+    if STATIC_MANIFEST
+    else None
+)
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", BASE_DIR / "media"))
 

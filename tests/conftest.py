@@ -2,15 +2,18 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 
 from cards.demo import DEMO_FILE, load_types
 from cards.models import Archon, Card, Memeyori, Party, Type
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings, tmp_path):
+def _isolated(settings, tmp_path):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.MEDIA_ROOT = tmp_path / "media"
+    # Rate-limit counts live in the cache; each test starts with none spent.
+    cache.clear()
 
 
 @pytest.fixture
