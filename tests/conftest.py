@@ -1,4 +1,5 @@
 import json
+import os
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -58,3 +59,30 @@ def make_party(owner, **overrides) -> Party:
     fields = dict(name="Sunrise Squad", level=1)
     fields.update(overrides)
     return Party.objects.create(owner=owner, **fields)
+
+
+@pytest.fixture(scope="session")
+def _browser():
+    from playwright.sync_api import sync_playwright
+
+    from .browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
+
+    require_chromium()
+    # Playwright's sync API runs an event loop in this thread; the tests still call the
+    # ORM synchronously between browser steps, which is safe here.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(_browser):
+    context = _browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()

@@ -1,0 +1,33 @@
+"""Real-browser helpers: Playwright's Python package driving Debian's Chromium.
+
+`make test` skips these journeys with a clear message where /usr/bin/chromium is missing;
+`.ci/run` installs it, so CI always runs them. Screenshots land in artifacts/screenshots/.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def require_chromium():
+    if not CHROMIUM.exists():
+        pytest.skip(f"browser journeys need Chromium at {CHROMIUM} (apt-get install chromium)")
+
+
+def screenshot(page, name: str):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"{re.sub(r'[^a-z0-9_-]+', '-', name.lower())}.png")
