@@ -299,7 +299,9 @@ class Engine:
                 fighter.status = FIELD
                 fighter.fielded = True
                 side.pile.extend(fighter.spec.playable_cards())
-                self.emit("summon", side=side.index, combatant=fighter.id, reason="setup")
+                self.emit(
+                    "summon", side=side.index, combatant=fighter.id, reason="setup", place=place
+                )
             self.rng.shuffle(side.pile)
             self.draw(side, 2 + side.spec.draw)
 
@@ -338,7 +340,13 @@ class Engine:
                 self.do_switch(side, *choice)
             if view.can_summon() and policy.summon(view, self.rng):
                 self.spend(side, ARCHON_SUMMON_COST, "archon summon")
-                self.emit("summon", side=side.index, combatant=side.archon.id, reason="resonance")
+                self.emit(
+                    "summon",
+                    side=side.index,
+                    combatant=side.archon.id,
+                    reason="resonance",
+                    place=None,
+                )
                 self.bring_in(side, side.archon)
             plans.append(self.commit(side, policy.plays(view, self.rng), view))
         return plans
@@ -577,7 +585,13 @@ class Engine:
                     side.slots[place] = None
                     continue
                 side.slots[place] = stored[0]
-                self.emit("summon", side=side.index, combatant=stored[0].id, reason="replacement")
+                self.emit(
+                    "summon",
+                    side=side.index,
+                    combatant=stored[0].id,
+                    reason="replacement",
+                    place=place,
+                )
                 self.bring_in(side, stored[0])
             side.discard.extend(side.in_play)
             side.in_play = []
