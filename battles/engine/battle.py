@@ -8,7 +8,7 @@ the same input, policies and seed give a byte-identical log.
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from math import floor
+from functools import lru_cache
 
 from . import damage as dmg
 from .dice import roll_attack
@@ -119,7 +119,7 @@ class View:
     """What one side sees while planning: its own state, and the enemy field as it stood
     when planning began (never the enemy's hand, draw pile or plan)."""
 
-    __slots__ = ("side", "enemies", "chart", "round", "owners", "_engine")
+    __slots__ = ("side", "enemies", "chart", "round", "owners", "memo", "_engine")
 
     def __init__(self, engine, side, enemies, round_no):
         self._engine = engine
@@ -128,6 +128,9 @@ class View:
         self.chart = engine.chart
         self.round = round_no
         self.owners = engine.owners
+        # A policy's scratch table for the whole battle: specs are frozen, so what it
+        # derives from them (expected damage per card and target) never goes stale.
+        self.memo = engine.memos[side.index]
 
     def effect(self, card_type: str, defender_type: str) -> str:
         return self.chart.get((card_type, defender_type), "neutral")
@@ -165,6 +168,34 @@ class Policy:
     switch: object  # (view, rng) -> (out_id, in_id) | None
     summon: object  # (view, rng) -> bool
     plays: object  # (view, rng) -> list[(card_id, tier, target_id)]
+
+
+@lru_cache(maxsize=8192)
+def _damage(power, stat, same_type, effect, critical, complication, mitigation):
+    """R5 via battles.engine.damage: (amount, STAB, type multiplier, raw) with exact strings.
+
+    Memoised: a battle deals the same few dozen blows over and over, and Fractions are slow.
+    """
+    stab = dmg.STAB if same_type else dmg.NEUTRAL
+    multiplier = dmg.type_multiplier(effect)
+    raw = dmg.raw_damage(
+        power,
+        stat,
+        stab=stab,
+        type_multiplier=multiplier,
+        critical=critical,
+        complication=complication,
+    )
+    amount = dmg.damage(
+        power,
+        stat,
+        stab=stab,
+        type_multiplier=multiplier,
+        critical=critical,
+        complication=complication,
+        mitigation=mitigation,
+    )
+    return amount, frac(stab), frac(multiplier), frac(raw)
 
 
 def frac(value: Fraction) -> str:
@@ -223,6 +254,7 @@ class Engine:
                 for c in f.spec.cards:
                     self.owners[c.id] = f
         self.events: list[dict] = []
+        self.memos: tuple[dict, dict] = ({}, {})
         self.round = 0
 
     # -- small helpers -----------------------------------------------------------------
@@ -534,19 +566,18 @@ class Engine:
                 )
                 continue
             power, stat, card, roll, effect = detail
-            stab = dmg.stab_multiplier(card.type, user.spec.type)
-            multiplier = dmg.type_multiplier(effect)
-            physical = card.category == "physical"
-            mitigation = target.spec.defense if physical else target.spec.resistance
-            raw = dmg.raw_damage(
+            mitigation = (
+                target.spec.defense if card.category == "physical" else target.spec.resistance
+            )
+            amount, stab, multiplier, raw = _damage(
                 power,
                 stat,
-                stab=stab,
-                type_multiplier=multiplier,
-                critical=roll.critical,
-                complication=roll.complication,
+                card.type == user.spec.type,
+                effect,
+                roll.critical,
+                roll.complication,
+                mitigation,
             )
-            amount = max(1, floor(raw - mitigation))  # R5, the same sum as damage.damage()
             target.hp = max(0, before - amount)
             self.emit(
                 "damage",
@@ -558,12 +589,12 @@ class Engine:
                 breakdown={
                     "power": power,
                     "stat": stat,
-                    "stab": frac(stab),
-                    "type_multiplier": frac(multiplier),
+                    "stab": stab,
+                    "type_multiplier": multiplier,
                     "critical": roll.critical,
                     "complication": roll.complication,
                     "mitigation": mitigation,
-                    "raw": frac(raw),
+                    "raw": raw,
                 },
             )
         # R9.3: knocked out once the group is applied; its remaining cards do nothing.

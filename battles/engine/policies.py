@@ -57,10 +57,15 @@ def card_expected(view: View, card, tier: int, user, enemy) -> float:
 
 def _matchup(view: View, fighter_type: str) -> int:
     """Enemies whose Type it is weak to, minus enemies weak to its Type."""
-    score = 0
-    for e in view.enemies:
-        score += view.effect(e.spec.type, fighter_type) == "weak"
-        score -= view.effect(fighter_type, e.spec.type) == "weak"
+    enemy_types = tuple(e.spec.type for e in view.enemies)
+    key = ("matchup", fighter_type, enemy_types)
+    score = view.memo.get(key)
+    if score is None:
+        score = 0
+        for enemy_type in enemy_types:
+            score += view.effect(enemy_type, fighter_type) == "weak"
+            score -= view.effect(fighter_type, enemy_type) == "weak"
+        view.memo[key] = score
     return score
 
 
@@ -130,24 +135,27 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
             take(best[1], best[2], 1, patient.id, best[3])
 
     hp_left = {e.id: e.hp for e in view.enemies}
+    memo = view.memo
+    attacks = [(card, view.user_of(card)) for card in hand if card.category != "support"]
     while True:
         best = None
-        for card in hand:
-            if card.category == "support":
-                continue
-            user = view.user_of(card)
+        for card, user in attacks:
             spent = cost(card, user)
             if spent > mp:
                 continue
             for enemy in view.enemies:
+                options = memo.get((card.id, enemy.id))
+                if options is None:
+                    options = memo[card.id, enemy.id] = tuple(
+                        (t, card_expected(view, card, t, user, enemy)) for t in card.tiers()
+                    )
                 # Spread damage: once an enemy is expected to fall, others are worth more.
                 room = max(hp_left[enemy.id], 2)
-                base = card_expected(view, card, 1, user, enemy)
-                tier, value = 1, min(base, room)
-                for t in card.tiers()[1:]:
+                tier, value = 1, min(options[0][1], room)
+                for t, expect in options[1:]:
                     if TIER_COST[t] > resonance:
                         break
-                    better = min(card_expected(view, card, t, user, enemy), room)
+                    better = min(expect, room)
                     if better - value >= TIER_HP_PER_RESONANCE * (TIER_COST[t] - TIER_COST[tier]):
                         tier, value = t, better
                 score = value / spent
@@ -157,6 +165,7 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
             return plays
         _, card, user, tier, enemy, spent, value = best
         hp_left[enemy.id] -= value
+        attacks.remove((card, user))
         take(card, user, tier, enemy.id, spent)
 
 
