@@ -9,6 +9,7 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 from . import damage as dmg
 from .dice import roll_attack
@@ -95,8 +96,7 @@ class Side:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
+class Play(NamedTuple):
     """A planned card: who plays it, at which Tier, on whom, for how much MP."""
 
     card: CardSpec
@@ -106,8 +106,7 @@ class Play:
     mp_cost: int
 
 
-@dataclass(frozen=True, slots=True)
-class EnemyView:
+class EnemyView(NamedTuple):
     """What a side may know of an enemy combatant: everything printed on its card, and HP."""
 
     id: str

@@ -136,21 +136,31 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
 
     hp_left = {e.id: e.hp for e in view.enemies}
     memo = view.memo
-    attacks = [(card, view.user_of(card)) for card in hand if card.category != "support"]
+    # (card, user, [(enemy id, ((tier, expected damage), ...)), ...]) for each attack in hand.
+    attacks = []
+    for card in hand:
+        if card.category == "support":
+            continue
+        user = view.user_of(card)
+        rows = []
+        for enemy in view.enemies:
+            options = memo.get((card.id, enemy.id))
+            if options is None:
+                options = memo[card.id, enemy.id] = tuple(
+                    (t, card_expected(view, card, t, user, enemy)) for t in card.tiers()
+                )
+            rows.append((enemy.id, options))
+        attacks.append((card, user, rows))
     while True:
         best = None
-        for card, user in attacks:
+        for entry in attacks:
+            card, user, rows = entry
             spent = cost(card, user)
             if spent > mp:
                 continue
-            for enemy in view.enemies:
-                options = memo.get((card.id, enemy.id))
-                if options is None:
-                    options = memo[card.id, enemy.id] = tuple(
-                        (t, card_expected(view, card, t, user, enemy)) for t in card.tiers()
-                    )
+            for enemy_id, options in rows:
                 # Spread damage: once an enemy is expected to fall, others are worth more.
-                room = max(hp_left[enemy.id], 2)
+                room = max(hp_left[enemy_id], 2)
                 tier, value = 1, min(options[0][1], room)
                 for t, expect in options[1:]:
                     if TIER_COST[t] > resonance:
@@ -160,13 +170,13 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
                         tier, value = t, better
                 score = value / spent
                 if best is None or score > best[0]:
-                    best = (score, card, user, tier, enemy, spent, value)
+                    best = (score, entry, tier, enemy_id, spent, value)
         if best is None:
             return plays
-        _, card, user, tier, enemy, spent, value = best
-        hp_left[enemy.id] -= value
-        attacks.remove((card, user))
-        take(card, user, tier, enemy.id, spent)
+        _, entry, tier, enemy_id, spent, value = best
+        hp_left[enemy_id] -= value
+        attacks.remove(entry)
+        take(entry[0], entry[1], tier, enemy_id, spent)
 
 
 def random_switch(view: View, rng):
