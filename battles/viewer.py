@@ -78,7 +78,7 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
         row = {
             "n": i,
             "kind": event["kind"],
-            "text": text.describe(event, names, side_names),
+            "text": text.describe(event, names, side_names, odds=False),
             "done": i <= step,
             "current": i == step,
             "side": event.get("side"),

@@ -39,8 +39,8 @@ def damage_formula(event: dict) -> str:
     )
 
 
-def describe(event: dict, n: dict[str, str], sides: list[str]) -> str:
-    """One readable line for an event."""
+def describe(event: dict, n: dict[str, str], sides: list[str], *, odds: bool = True) -> str:
+    """One readable line for an event (`odds=False` when the odds are shown apart)."""
     k = event["kind"]
     side = sides[event["side"]] if "side" in event else ""
     if k == "round_start":
@@ -88,7 +88,8 @@ def describe(event: dict, n: dict[str, str], sides: list[str]) -> str:
         return (
             f"{n[event['attacker']]} rolls {event['hits']} hits"
             f" ({event['glitches']} glitches, +{event['explosive_hits']} explosive)"
-            f" against {event['defender_hits']}: {outcome}{extra}. Odds: {odds_text(event)}."
+            f" against {event['defender_hits']}: {outcome}{extra}."
+            + (f" Odds: {odds_text(event)}." if odds else "")
         )
     if k == "damage":
         return (
