@@ -98,6 +98,11 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
         events.append(row)
 
     summary = _summary(round_events, names, side_names)
+    growth = [
+        f"{names[g['combatant']]}: Rank {g['rank_before']} -> {g['rank_after']}"
+        f" (opponents averaged Rank {g['opponents_average_rank']})"
+        for g in log["result"].get("growth", [])
+    ]
     return {
         "round": round_no,
         "step": step,
@@ -107,6 +112,7 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
         "events": events,
         "summary": summary,
         "ended": state["ended"],
+        "growth": growth if state["ended"] else [],
         "winner": state["winner"],
         "winner_name": side_names[state["winner"]] if state["winner"] is not None else None,
     }

@@ -17,3 +17,9 @@ def simulate(snapshot: dict, *, seed: int, policies=("greedy", "greedy")) -> dic
 def log_json(log: dict) -> str:
     """The canonical text of a log: what `--json` prints and what replays compare."""
     return json.dumps(log, ensure_ascii=False, separators=(",", ":"))
+
+
+def canonical(log: dict) -> str:
+    """The log with sorted keys: equal for equal logs even after PostgreSQL's jsonb, which
+    keeps values but not key order, has stored one."""
+    return json.dumps(log, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from battles.engine.run import log_json, simulate
+from battles.engine.run import canonical, simulate
 from battles.models import Battle
 
 
@@ -24,7 +24,7 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"No battle {battle!r}.")
         again = simulate(found.snapshot, seed=found.seed, policies=(found.policy_a, found.policy_b))
-        if log_json(again) == log_json(found.log):
+        if canonical(again) == canonical(found.log):
             self.stdout.write(f"Identical: {found} (seed {found.seed}) replays to the same log.")
             return
         for i, (old, new) in enumerate(zip(found.log["events"], again["events"], strict=False)):
