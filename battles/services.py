@@ -84,8 +84,12 @@ def _apply_growth(*, owner, snap: dict, log: dict) -> list[dict]:
         for n, row in enumerate(side["memeyori"], start=1):
             codes[f"{letter}{n}"] = row["code"]
     applied = []
+    done = set()
     for grant in log["result"]["growth"]:
         code = codes.get(grant["combatant"])
+        if code in done:
+            continue  # one Memeyori on both sides (a party against itself) grows once
+        done.add(code)
         live = (
             Memeyori.objects.select_for_update().filter(code=code, owner=owner, rank__lt=6).first()
         )

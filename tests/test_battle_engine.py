@@ -232,3 +232,21 @@ def test_the_greedy_policy_only_plays_what_its_side_can_see():
     for side, plays in enumerate(plans):
         assert all(p.card.id.startswith("AB"[side]) for p in plays)
         assert all(p.target.startswith("BA"[side]) for p in plays)
+
+
+def test_initiative_adds_half_the_highest_aura_on_the_side_to_each_combatant():
+    a = party("A", fighter("Ann", speed=4, aura=2), fighter("Al", speed=3, aura=9))
+    plan = scripted({1: [("A1.1", 1, "B1")]})
+    log = run(a, party("B", fighter("Bo", endurance=20)), (plan, IDLE), rng=AllSixes(1))
+    assert of(log, "play")[0]["initiative"] == 4 + 9 // 2
+
+
+def test_a_knocked_out_memeyori_is_replaced_from_storage_and_its_cards_drawn():
+    killer = fighter("Ann", strength=20, speed=9, cards=[card(power=60)])
+    b = party("B", fighter("Bo", speed=1), fighter("Bea"), fighter("Bi"), fighter("Bu"), dp_sp=1,
+              level=2)  # fmt: skip
+    log = run(party("A", killer), b, (scripted({1: [("A1.1", 1, "B1")]}), IDLE), rng=AllSixes(1))
+    summon = [e for e in of(log, "summon") if e["reason"] == "replacement"][0]
+    assert (summon["round"], summon["combatant"], summon["place"]) == (1, "B4", 0)
+    drawn = log["events"][log["events"].index(summon) + 1]
+    assert drawn["kind"] == "draw" and drawn["cards"] == ["B4.1"]
