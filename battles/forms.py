@@ -17,8 +17,9 @@ class PartyChoice(forms.ModelChoiceField):
 
 
 class BattleForm(forms.Form):
-    party_a = PartyChoice(queryset=None, label="Side A")
-    party_b = PartyChoice(queryset=None, label="Side B")
+    # Parties are chosen by their public code, never by integer key.
+    party_a = PartyChoice(queryset=None, label="Side A", to_field_name="code")
+    party_b = PartyChoice(queryset=None, label="Side B", to_field_name="code")
     seed = forms.IntegerField(
         min_value=0,
         max_value=SEED_MAX,

@@ -47,8 +47,8 @@ def test_alice_runs_a_battle_and_lands_on_its_viewer(client, alice, alice_party,
     response = client.post(
         "/battles/new/",
         {
-            "party_a": alice_party.pk,
-            "party_b": bob_party.pk,
+            "party_a": alice_party.code,
+            "party_b": bob_party.code,
             "seed": 7,
             "policy_a": "greedy",
             "policy_b": "random",
@@ -76,8 +76,8 @@ def test_it_refuses_a_party_bob_keeps_private(client, alice, bob, types, alice_p
     response = client.post(
         "/battles/new/",
         {
-            "party_a": alice_party.pk,
-            "party_b": hidden.pk,
+            "party_a": alice_party.code,
+            "party_b": hidden.code,
             "seed": 1,
             "policy_a": "greedy",
             "policy_b": "greedy",
@@ -94,8 +94,8 @@ def test_it_refuses_growth_when_neither_party_is_yours(client, bob, types, alice
     response = client.post(
         "/battles/new/",
         {
-            "party_a": other.pk,
-            "party_b": other.pk,
+            "party_a": other.code,
+            "party_b": other.code,
             "seed": 1,
             "policy_a": "greedy",
             "policy_b": "greedy",
@@ -113,8 +113,8 @@ def test_it_refuses_a_party_without_memeyori(client, alice, alice_party):
     response = client.post(
         "/battles/new/",
         {
-            "party_a": alice_party.pk,
-            "party_b": empty.pk,
+            "party_a": alice_party.code,
+            "party_b": empty.code,
             "seed": 1,
             "policy_a": "greedy",
             "policy_b": "greedy",
