@@ -3,13 +3,16 @@
 import itertools
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from battles.engine import damage as dmg
 from battles.engine.dice import count_hits, judge
 from battles.engine.model import RESONANCE_MAX
 from battles.engine.run import log_json, simulate
 from battles.engine.state import apply, initial_state, round_frames, state_at
-from battles.snapshot import demo_snapshot
+from battles.snapshot import character_row, demo_snapshot, party_row, snapshot
+from cards import stats
 
 PARTIES = ["Sunrise Squad", "Night Shift", "Cold Front", "Wild Bunch"]
 POLICY_PAIRS = [("greedy", "greedy"), ("random", "random"), ("greedy", "random")]
@@ -117,3 +120,63 @@ def test_round_frames_give_the_same_state_as_folding_from_the_start(policies):
         apply(state, event)
     last = frames[-1]
     assert state_at(log, frames, last["round"], len(log["events"]) - last["first_event"]) == state
+
+
+TYPES = ["Ether", "Blaze", "Tide", "Verdant"]
+CHART = {("Blaze", "Verdant"): "weak", ("Tide", "Blaze"): "weak", ("Verdant", "Tide"): "weak",
+         ("Blaze", "Tide"): "strong", ("Tide", "Verdant"): "strong"}  # fmt: skip
+
+
+@st.composite
+def cards(draw):
+    tier2 = draw(st.none() | st.integers(0, 30))
+    return {
+        "name": draw(st.sampled_from(["Jab", "Bolt", "Mend", "Slam"])),
+        "type": draw(st.sampled_from(TYPES)),
+        "category": draw(st.sampled_from(["physical", "magic", "support"])),
+        "power": draw(st.integers(0, 20)),
+        "mp_cost": draw(st.integers(0, 5)),
+        "quick": draw(st.booleans()),
+        "unlock_rank": draw(st.integers(1, 6)),
+        "tier2_power": tier2,
+        "tier3_power": draw(st.none() | st.integers(0, 40)) if tier2 is not None else None,
+    }
+
+
+@st.composite
+def characters(draw, kind="memeyori"):
+    attributes = {a: draw(st.integers(1, 20)) for a in stats.ATTRIBUTES}
+    return character_row(
+        name=draw(st.sampled_from(["Pip", "Mox", "Zed"])),
+        kind=kind,
+        type=draw(st.sampled_from(TYPES)),
+        attributes=attributes,
+        cards=draw(st.lists(cards(), max_size=5)),
+        rank=draw(st.integers(1, 6)) if kind == "memeyori" else None,
+    )
+
+
+@st.composite
+def parties(draw):
+    level = draw(st.integers(1, 6))
+    dp = draw(st.lists(st.integers(0, 2), min_size=3, max_size=3).filter(lambda d: sum(d) < level))
+    return party_row(
+        name=draw(st.sampled_from(["Reds", "Blues"])),
+        level=level,
+        dp_sp=dp[0],
+        dp_mp=dp[1],
+        dp_draw=dp[2],
+        memeyori=draw(st.lists(characters(), min_size=1, max_size=6)),
+        archon=draw(st.none() | characters(kind="archon")),
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(a=parties(), b=parties(), seed=st.integers(0, 2**32 - 1),
+       policies=st.sampled_from(POLICY_PAIRS))  # fmt: skip
+def test_any_two_parties_battle_to_an_end_that_keeps_every_invariant(a, b, seed, policies):
+    log = simulate(snapshot([a, b], CHART), seed=seed, policies=policies)
+    check_invariants(log)
+    assert log_json(log) == log_json(
+        simulate(snapshot([a, b], CHART), seed=seed, policies=policies)
+    )

@@ -16,6 +16,7 @@ _EXPECTED: dict[tuple, float] = {}
 
 HEAL_BELOW = 0.5  # greedy heals an ally under half its maximum HP
 TIER_HP_PER_RESONANCE = 1.5  # greedy pays for a Tier when each Resonance buys this much
+FREE = 0.5  # a card costing 0 MP is valued as if it cost half an MP: always worth playing
 
 
 def expected(power, stat, stab, effect, mitigation, accuracy, evasion, crit_rate) -> float:
@@ -128,7 +129,7 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
             spent = cost(card, user)
             if spent > mp:
                 continue
-            value = min(missing, card.power + user.spec.support_power) / spent
+            value = min(missing, card.power + user.spec.support_power) / (spent or FREE)
             if best is None or value > best[0]:
                 best = (value, card, user, spent)
         if best is not None:
@@ -168,7 +169,7 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
                     better = min(expect, room)
                     if better - value >= TIER_HP_PER_RESONANCE * (TIER_COST[t] - TIER_COST[tier]):
                         tier, value = t, better
-                score = value / spent
+                score = value / (spent or FREE)
                 if best is None or score > best[0]:
                     best = (score, entry, tier, enemy_id, spent, value)
         if best is None:
