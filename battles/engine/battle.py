@@ -457,17 +457,20 @@ class Engine:
             j = i
             while j < len(entries) and entries[j][:2] == entries[i][:2]:
                 j += 1
-            self.resolve_group([e[2] for e in entries[i:j]], -entries[i][0], gains)
+            knocked_out = self.resolve_group([e[2] for e in entries[i:j]], -entries[i][0], gains)
             i = j
-            if self.sides[0].lost() or self.sides[1].lost():
+            if knocked_out and (self.sides[0].lost() or self.sides[1].lost()):
                 return True
         for side in self.sides:
             if gains[side.index]:
                 self.gain(side, gains[side.index], "criticals and weaknesses")
         return False
 
-    def resolve_group(self, plays: list[Play], initiative: int, gains: list[int]) -> None:
-        """Every card of the group is rolled on the state before it, then all apply (R9.3)."""
+    def resolve_group(self, plays: list[Play], initiative: int, gains: list[int]) -> bool:
+        """Every card of the group is rolled on the state before it, then all apply (R9.3).
+
+        True when someone was knocked out (only then can a side have lost)."""
+        knocked_out = False
         pending = []
         for play in plays:
             user = self.by_id[play.user]
@@ -603,6 +606,8 @@ class Engine:
                 side = self.sides[target.side]
                 self.leave_play(side, target)
                 self.emit("ko", side=target.side, combatant=target.id)
+                knocked_out = True
+        return knocked_out
 
     def round_end(self) -> None:
         """R9.5: fill free places from storage (slot order), discard played cards."""
