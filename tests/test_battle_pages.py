@@ -316,3 +316,14 @@ def test_a_party_against_itself_grows_each_memeyori_once(alice, types):
             break
     assert len(battle.log["result"]["growth"]) > len(battle.growth_applied)
     assert set(Memeyori.objects.values_list("rank", flat=True)) <= {1, 2}
+
+
+def test_the_viewer_shows_portrait_thumbnails_or_a_type_placeholder(client, alice, types):
+    party = make_team(alice, types, "Faces", visibility="public")
+    pictured = party.slots.first().memeyori
+    pictured.portrait_thumb.name = "portraits/thumbs/face.png"
+    pictured.save(update_fields=["portrait_thumb"])
+    battle = run(alice, party, party, visibility=BattleVisibility.PUBLIC)
+    html = client.get(battle.get_absolute_url(), {"round": 0, "step": 0}).content.decode()
+    assert 'src="/media/portraits/thumbs/face.png"' in html
+    assert f'class="portrait placeholder" aria-hidden="true">{types["Blaze"].symbol}<' in html
