@@ -154,27 +154,34 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
         attacks.append((card, user, rows))
     while True:
         best = None
+        best_score = -1.0
+        # Spread damage: once an enemy is expected to fall, others are worth more.
+        rooms = {enemy_id: (hp if hp > 2 else 2) for enemy_id, hp in hp_left.items()}
         for entry in attacks:
             card, user, rows = entry
-            spent = cost(card, user)
+            spent = card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
             if spent > mp:
                 continue
+            per_mp = spent or FREE
             for enemy_id, options in rows:
-                # Spread damage: once an enemy is expected to fall, others are worth more.
-                room = max(hp_left[enemy_id], 2)
-                tier, value = 1, min(options[0][1], room)
+                room = rooms[enemy_id]
+                value = options[0][1]
+                if value > room:
+                    value = room
+                tier = 1
                 for t, expect in options[1:]:
                     if TIER_COST[t] > resonance:
                         break
-                    better = min(expect, room)
+                    better = expect if expect < room else room
                     if better - value >= TIER_HP_PER_RESONANCE * (TIER_COST[t] - TIER_COST[tier]):
                         tier, value = t, better
-                score = value / (spent or FREE)
-                if best is None or score > best[0]:
-                    best = (score, entry, tier, enemy_id, spent, value)
+                score = value / per_mp
+                if score > best_score:
+                    best_score = score
+                    best = (entry, tier, enemy_id, spent, value)
         if best is None:
             return plays
-        _, entry, tier, enemy_id, spent, value = best
+        entry, tier, enemy_id, spent, value = best
         hp_left[enemy_id] -= value
         attacks.remove(entry)
         take(entry[0], entry[1], tier, enemy_id, spent)
