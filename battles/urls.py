@@ -1,1 +1,17 @@
-urlpatterns: list = []
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.battle_list, name="battle_list"),
+    path("public/", views.public_list, name="battle_public"),
+    path("new/", views.battle_new, name="battle_new"),
+    path("protocol/", views.protocol_page, name="battle_protocol"),
+    path("<uuid:code>/", views.battle_page, name="battle"),
+    path("<uuid:code>/log.json", views.battle_log, name="battle_log"),
+    path("<uuid:code>/og.png", views.battle_og, name="battle_og"),
+    path("<uuid:code>/share/", views.battle_share, name="battle_share"),
+    path("s/<str:token>/", views.shared_page, name="battle_shared"),
+    path("s/<str:token>/log.json", views.shared_log, name="battle_shared_log"),
+    path("s/<str:token>/og.png", views.shared_og, name="battle_shared_og"),
+]

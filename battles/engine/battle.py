@@ -1,0 +1,707 @@
+"""One whole battle under RULES.md R9-R10: a pure function of (input, policies, rng).
+
+`run_battle` returns the `memeyori-battle-log/1` dict (see PROTOCOL.md beside this file).
+Every die and shuffle comes from the one `random.Random` passed in, in a fixed order, so
+the same input, policies and seed give a byte-identical log.
+"""
+
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import NamedTuple
+
+from . import damage as dmg
+from .dice import roll_attack
+from .model import (
+    ARCHON_SUMMON_COST,
+    FIELD_SIZE,
+    MAX_ROUNDS,
+    RESONANCE_MAX,
+    TIER_COST,
+    BattleInput,
+    CardSpec,
+    FighterSpec,
+)
+
+LOG_FORMAT = "memeyori-battle-log/1"
+
+STORED, FIELD, KO, DISMISSED = "stored", "field", "ko", "dismissed"
+
+
+class Fighter:
+    """A combatant's changing state; its frozen spec says what it is."""
+
+    __slots__ = ("spec", "id", "side", "hp", "status", "played_nonquick", "fielded")
+
+    def __init__(self, spec: FighterSpec, side: int):
+        self.spec = spec
+        self.id = spec.id
+        self.side = side
+        self.hp = spec.max_hp
+        self.status = STORED
+        self.played_nonquick = 0
+        self.fielded = False  # R10: was it ever on the field
+
+    @property
+    def alive(self) -> bool:
+        return self.status == FIELD and self.hp > 0
+
+
+class Side:
+    __slots__ = (
+        "index",
+        "spec",
+        "roster",
+        "archon",
+        "slots",
+        "resonance",
+        "mp",
+        "pile",
+        "hand",
+        "discard",
+        "in_play",
+    )
+
+    def __init__(self, index, spec):
+        self.index = index
+        self.spec = spec
+        self.roster = [Fighter(m, index) for m in spec.memeyori]
+        self.archon = Fighter(spec.archon, index) if spec.archon else None
+        self.slots: list[Fighter | None] = [None] * FIELD_SIZE
+        self.resonance = 0
+        self.mp = 0
+        self.pile: list[CardSpec] = []  # the draw pile; its top is the end of the list
+        self.hand: list[CardSpec] = []
+        self.discard: list[CardSpec] = []
+        self.in_play: list[CardSpec] = []  # played this round, discarded at the end (R9.5)
+
+    def field(self) -> list[Fighter]:
+        """Combatants on the field in field order: the three places, then the Archon."""
+        out = [f for f in self.slots if f is not None and f.status == FIELD]
+        if self.archon is not None and self.archon.status == FIELD:
+            out.append(self.archon)
+        return out
+
+    def archon_active(self) -> bool:
+        return self.archon is not None and self.archon.status == FIELD
+
+    def stored(self) -> list[Fighter]:
+        return [f for f in self.roster if f.status == STORED and f.hp > 0]
+
+    def lost(self) -> bool:
+        """R9: no conscious Memeyori and no Archon on the field."""
+        return not self.archon_active() and not any(
+            f.hp > 0 and f.status in (STORED, FIELD) for f in self.roster
+        )
+
+
+class Play(NamedTuple):
+    """A planned card: who plays it, at which Tier, on whom, for how much MP."""
+
+    card: CardSpec
+    user: str
+    tier: int
+    target: str
+    mp_cost: int
+
+
+class EnemyView(NamedTuple):
+    """What a side may know of an enemy combatant: everything printed on its card, and HP."""
+
+    id: str
+    spec: FighterSpec
+    hp: int
+
+
+class View:
+    """What one side sees while planning: its own state, and the enemy field as it stood
+    when planning began (never the enemy's hand, draw pile or plan)."""
+
+    __slots__ = ("side", "enemies", "chart", "round", "owners", "memo", "_engine")
+
+    def __init__(self, engine, side, enemies, round_no):
+        self._engine = engine
+        self.side = side
+        self.enemies = enemies
+        self.chart = engine.chart
+        self.round = round_no
+        self.owners = engine.owners
+        # A policy's scratch table for the whole battle: specs are frozen, so what it
+        # derives from them (expected damage per card and target) never goes stale.
+        self.memo = engine.memos[side.index]
+
+    def effect(self, card_type: str, defender_type: str) -> str:
+        return self.chart.get((card_type, defender_type), "neutral")
+
+    def user_of(self, card: CardSpec) -> Fighter:
+        return self.owners[card.id]
+
+    def cost(self, card: CardSpec, extra_nonquick: int = 0) -> int:
+        """R9: MP cost plus 1 per non-Quick card its user already played this round."""
+        return card.mp_cost + self.owners[card.id].played_nonquick + extra_nonquick
+
+    def switch_options(self) -> list[tuple[str, str]]:
+        stored = self.side.stored()
+        return [
+            (out.id, inn.id)
+            for out in self.side.slots
+            if out is not None and out.alive
+            for inn in stored
+        ]
+
+    def can_summon(self) -> bool:
+        a = self.side.archon
+        return (
+            a is not None
+            and a.status in (STORED, DISMISSED)
+            and (self.side.resonance >= ARCHON_SUMMON_COST)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Three plain functions of a side's View (and the battle's rng, for the random one)."""
+
+    name: str
+    switch: object  # (view, rng) -> (out_id, in_id) | None
+    summon: object  # (view, rng) -> bool
+    plays: object  # (view, rng) -> list[(card_id, tier, target_id)]
+
+
+@lru_cache(maxsize=8192)
+def _damage(power, stat, same_type, effect, critical, complication, mitigation):
+    """R5 via battles.engine.damage: (amount, STAB, type multiplier, raw) with exact strings.
+
+    Memoised: a battle deals the same few dozen blows over and over, and Fractions are slow.
+    """
+    stab = dmg.STAB if same_type else dmg.NEUTRAL
+    multiplier = dmg.type_multiplier(effect)
+    raw = dmg.raw_damage(
+        power,
+        stat,
+        stab=stab,
+        type_multiplier=multiplier,
+        critical=critical,
+        complication=complication,
+    )
+    amount = dmg.damage(
+        power,
+        stat,
+        stab=stab,
+        type_multiplier=multiplier,
+        critical=critical,
+        complication=complication,
+        mitigation=mitigation,
+    )
+    return amount, frac(stab), frac(multiplier), frac(raw)
+
+
+def frac(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value)
+
+
+def combatant_record(spec: FighterSpec) -> dict:
+    return {
+        "id": spec.id,
+        "name": spec.name,
+        "kind": spec.kind,
+        "type": spec.type,
+        "rank": spec.rank,
+        "attributes": dict(spec.attributes),
+        "max_hp": spec.max_hp,
+        "defense": spec.defense,
+        "resistance": spec.resistance,
+        "support_power": spec.support_power,
+        "evasion": spec.evasion,
+        "initiative": spec.speed,
+        "crit_rate": spec.crit_rate,
+        "physical_damage": spec.physical_damage,
+        "magic_damage": spec.magic_damage,
+        "physical_accuracy": spec.physical_accuracy,
+        "magic_accuracy": spec.magic_accuracy,
+        "portrait": spec.portrait,
+        "cards": [
+            {
+                "id": c.id,
+                "name": c.name,
+                "type": c.type,
+                "category": c.category,
+                "power": c.power,
+                "mp_cost": c.mp_cost,
+                "quick": c.quick,
+                "unlock_rank": c.unlock_rank,
+                "tier2_power": c.tier2_power,
+                "tier3_power": c.tier3_power,
+            }
+            for c in spec.cards
+        ],
+    }
+
+
+class Engine:
+    def __init__(self, data: BattleInput, policies, rng: random.Random):
+        self.chart = data.chart
+        self.policies = policies
+        self.rng = rng
+        self.sides = [Side(i, spec) for i, spec in enumerate(data.sides)]
+        self.owners: dict[str, Fighter] = {}
+        self.by_id: dict[str, Fighter] = {}
+        for side in self.sides:
+            for f in [*side.roster, *([side.archon] if side.archon else [])]:
+                self.by_id[f.id] = f
+                for c in f.spec.cards:
+                    self.owners[c.id] = f
+        self.events: list[dict] = []
+        self.memos: tuple[dict, dict] = ({}, {})
+        self.round = 0
+
+    # -- small helpers -----------------------------------------------------------------
+    def emit(self, kind: str, **fields) -> None:
+        self.events.append({"round": self.round, "kind": kind, **fields})
+
+    def draw(self, side: Side, count: int) -> None:
+        """Draw from the top of the pile; an empty pile is refilled from the discard (R9.1)."""
+        drawn = []
+        for _ in range(count):
+            if not side.pile:
+                if not side.discard:
+                    break
+                side.pile = side.discard
+                side.discard = []
+                self.rng.shuffle(side.pile)
+                self.emit("reshuffle", side=side.index, cards=len(side.pile))
+            card = side.pile.pop()
+            side.hand.append(card)
+            drawn.append(card.id)
+        self.emit("draw", side=side.index, cards=drawn)
+
+    def bring_in(self, side: Side, fighter: Fighter) -> None:
+        """A newcomer's cards are shuffled into the pile and one of them is drawn (R9.2, R9.5)."""
+        fighter.status = FIELD
+        fighter.fielded = True
+        fighter.played_nonquick = 0
+        cards = list(fighter.spec.playable_cards())
+        if not cards:
+            self.emit("draw", side=side.index, cards=[])
+            return
+        side.pile.extend(cards)
+        self.rng.shuffle(side.pile)
+        # The topmost of its own cards: a uniformly random one of them, as the shuffle is.
+        for i in range(len(side.pile) - 1, -1, -1):
+            if side.pile[i].id.split(".")[0] == fighter.id:
+                card = side.pile.pop(i)
+                break
+        side.hand.append(card)
+        self.emit("draw", side=side.index, cards=[card.id])
+
+    def leave_play(self, side: Side, fighter: Fighter) -> None:
+        """R9.2/R9.5: a combatant leaving the field takes its cards out of play everywhere."""
+        mine = fighter.id + "."
+        side.pile = [c for c in side.pile if not c.id.startswith(mine)]
+        side.hand = [c for c in side.hand if not c.id.startswith(mine)]
+        side.discard = [c for c in side.discard if not c.id.startswith(mine)]
+        side.in_play = [c for c in side.in_play if not c.id.startswith(mine)]
+
+    def gain(self, side: Side, delta: int, reason: str) -> None:
+        total = min(RESONANCE_MAX, side.resonance + delta)
+        if total != side.resonance or delta:
+            self.emit(
+                "resonance",
+                side=side.index,
+                delta=total - side.resonance,
+                total=total,
+                reason=reason,
+            )
+        side.resonance = total
+
+    def spend(self, side: Side, amount: int, reason: str) -> None:
+        if amount > side.resonance:
+            raise ValueError(f"side {side.index} cannot pay {amount} Resonance for {reason}")
+        side.resonance -= amount
+        self.emit("resonance", side=side.index, delta=-amount, total=side.resonance, reason=reason)
+
+    # -- the battle ----------------------------------------------------------------------
+    def setup(self) -> None:
+        """R9 setup: the first three Memeyori (slot order) are summoned; draw 2 + Draw."""
+        for side in self.sides:
+            for place, fighter in enumerate(side.roster[:FIELD_SIZE]):
+                side.slots[place] = fighter
+                fighter.status = FIELD
+                fighter.fielded = True
+                side.pile.extend(fighter.spec.playable_cards())
+                self.emit(
+                    "summon", side=side.index, combatant=fighter.id, reason="setup", place=place
+                )
+            self.rng.shuffle(side.pile)
+            self.draw(side, 2 + side.spec.draw)
+
+    def round_start(self) -> None:
+        """R9.1: Resonance or Archon upkeep, the draw from round 2, the MP refill."""
+        self.emit("round_start")
+        for side in self.sides:
+            if side.archon_active():
+                if side.resonance >= 1:
+                    self.spend(side, 1, "archon upkeep")
+                else:
+                    # Ruling: dismissal replaces this round's passive gain.
+                    side.archon.status = DISMISSED
+                    self.leave_play(side, side.archon)
+                    self.emit("dismiss", side=side.index, combatant=side.archon.id, reason="upkeep")
+            else:
+                summoned = sum(1 for f in side.slots if f is not None and f.status == FIELD)
+                self.gain(side, summoned, "summoned memeyori")
+        for side in self.sides:
+            if self.round >= 2:
+                self.draw(side, side.spec.draw)
+            side.mp = side.spec.mp
+            self.emit("mp", side=side.index, total=side.mp)
+            for f in side.field():
+                f.played_nonquick = 0
+
+    def plan(self) -> list[list[Play]]:
+        """R9.2: each side plans against the enemy field as it stood before either planned."""
+        seen = [tuple(EnemyView(f.id, f.spec, f.hp) for f in side.field()) for side in self.sides]
+        plans = []
+        for side in self.sides:
+            policy = self.policies[side.index]
+            view = View(self, side, seen[1 - side.index], self.round)
+            choice = policy.switch(view, self.rng)
+            if choice is not None:
+                self.do_switch(side, *choice)
+            if view.can_summon() and policy.summon(view, self.rng):
+                self.spend(side, ARCHON_SUMMON_COST, "archon summon")
+                self.emit(
+                    "summon",
+                    side=side.index,
+                    combatant=side.archon.id,
+                    reason="resonance",
+                    place=None,
+                )
+                self.bring_in(side, side.archon)
+            plans.append(self.commit(side, policy.plays(view, self.rng), view))
+        return plans
+
+    def do_switch(self, side: Side, out_id: str, in_id: str) -> None:
+        out = self.by_id[out_id]
+        inn = self.by_id[in_id]
+        if out not in side.slots or not out.alive or inn not in side.stored():
+            raise ValueError(f"illegal switch {out_id} -> {in_id}")
+        place = side.slots.index(out)
+        out.status = STORED
+        self.leave_play(side, out)
+        side.slots[place] = inn
+        self.emit("switch", side=side.index, out=out.id, **{"in": inn.id})
+        self.bring_in(side, inn)
+
+    def commit(self, side: Side, choices, view: View) -> list[Play]:
+        """Check a policy's cards against R9.2 (hand, MP with surcharge, Resonance, targets)."""
+        plays = []
+        hand = {c.id: c for c in side.hand}
+        allies = {f.id for f in side.field()}
+        enemies = {e.id for e in view.enemies}
+        for card_id, tier, target in choices:
+            card = hand.pop(card_id, None)
+            if card is None:
+                raise ValueError(f"{card_id} is not in side {side.index}'s hand")
+            user = self.owners[card_id]
+            cost = card.mp_cost + user.played_nonquick
+            if cost > side.mp:
+                raise ValueError(f"{card.name} costs {cost} MP; {side.mp} left")
+            card.power_at(tier)
+            if (target not in allies) if card.category == "support" else (target not in enemies):
+                raise ValueError(f"{card.name} cannot target {target}")
+            side.mp -= cost
+            if not card.quick:
+                user.played_nonquick += 1
+            side.hand.remove(card)
+            side.in_play.append(card)
+            if TIER_COST[tier]:
+                self.spend(side, TIER_COST[tier], f"tier {tier}: {card.name}")
+            plays.append(Play(card, user.id, tier, target, cost))
+        self.emit(
+            "plan",
+            side=side.index,
+            cards=len(plays),
+            mp_spent=side.spec.mp - side.mp,
+            mp_left=side.mp,
+        )
+        return plays
+
+    def initiative(self) -> dict[str, int]:
+        """R9.3: SPD + floor(highest AUR on the side's field / 2), fixed as resolution starts."""
+        out = {}
+        for side in self.sides:
+            field = side.field()
+            bonus = max((f.spec.aura for f in field), default=0) // 2
+            for f in field:
+                out[f.id] = f.spec.speed + bonus
+        return out
+
+    def resolve(self, plans: list[list[Play]]) -> bool:
+        """R9.3-4; True when the battle ended during resolution."""
+        init = self.initiative()
+        # Ruling: equal Initiative resolves in waves, each user's k-th card in wave k, so a
+        # user's own cards keep their order and rivals still strike at the same time.
+        entries = []
+        for side_plans in plans:
+            counts: dict[str, int] = {}
+            for play in side_plans:
+                k = counts.get(play.user, 0)
+                counts[play.user] = k + 1
+                entries.append((-init[play.user], k, play))
+        entries.sort(key=lambda e: (e[0], e[1]))  # stable: side A before side B
+        gains = [0, 0]
+        i = 0
+        while i < len(entries):
+            j = i
+            while j < len(entries) and entries[j][:2] == entries[i][:2]:
+                j += 1
+            knocked_out = self.resolve_group([e[2] for e in entries[i:j]], -entries[i][0], gains)
+            i = j
+            if knocked_out and (self.sides[0].lost() or self.sides[1].lost()):
+                return True
+        for side in self.sides:
+            if gains[side.index]:
+                self.gain(side, gains[side.index], "criticals and weaknesses")
+        return False
+
+    def resolve_group(self, plays: list[Play], initiative: int, gains: list[int]) -> bool:
+        """Every card of the group is rolled on the state before it, then all apply (R9.3).
+
+        True when someone was knocked out (only then can a side have lost)."""
+        knocked_out = False
+        pending = []
+        for play in plays:
+            user = self.by_id[play.user]
+            side = self.sides[user.side]
+            if not user.alive:
+                self.emit(
+                    "fizzle",
+                    side=user.side,
+                    combatant=user.id,
+                    card=play.card.id,
+                    reason="user knocked out",
+                )
+                continue
+            support = play.card.category == "support"
+            pool = side if support else self.sides[1 - user.side]
+            target = self.by_id[play.target]
+            retargeted = None
+            if not target.alive or target.side != pool.index:
+                # Ruling: the first combatant still standing in field order.
+                standing = [f for f in pool.field() if f.alive]
+                if not standing:
+                    self.emit(
+                        "fizzle",
+                        side=user.side,
+                        combatant=user.id,
+                        card=play.card.id,
+                        reason="no target",
+                    )
+                    continue
+                retargeted, target = target.id, standing[0]
+            card = play.card
+            self.emit(
+                "play",
+                side=user.side,
+                combatant=user.id,
+                card=card.id,
+                name=card.name,
+                type=card.type,
+                category=card.category,
+                tier=play.tier,
+                mp_cost=play.mp_cost,
+                initiative=initiative,
+                targets=[target.id],
+                retargeted_from=retargeted,
+            )
+            power = card.power_at(play.tier)
+            if support:
+                pending.append(("heal", user, target, power))
+                continue
+            physical = card.category == "physical"
+            accuracy = user.spec.physical_accuracy if physical else user.spec.magic_accuracy
+            roll = roll_attack(self.rng, accuracy, target.spec.evasion, user.spec.crit_rate)
+            effect = self.chart.get((card.type, target.spec.type), "neutral")
+            self.emit(
+                "attack",
+                attacker=user.id,
+                defender=target.id,
+                card=card.id,
+                accuracy=accuracy,
+                evasion=target.spec.evasion,
+                crit_rate=user.spec.crit_rate,
+                attack_dice=list(roll.attack_dice),
+                explosive_dice=list(roll.explosive_dice),
+                evasion_dice=list(roll.evasion_dice),
+                hits=roll.hits,
+                glitches=roll.glitches,
+                explosive_hits=roll.explosive_hits,
+                defender_hits=roll.defender_hits,
+                landed=roll.landed,
+                critical=roll.critical,
+                complication=roll.complication,
+                effect=effect,
+            )
+            if roll.landed:
+                # R9.4: +1 Resonance per landed critical, +1 per landed hit on a weakness.
+                gains[user.side] += roll.critical + (effect == "weak")
+                stat = user.spec.physical_damage if physical else user.spec.magic_damage
+                pending.append(("damage", user, target, (power, stat, card, roll, effect)))
+        for what, user, target, detail in pending:
+            before = target.hp
+            if what == "heal":
+                amount = dmg.heal_amount(
+                    detail, user.spec.support_power, hp=max(0, before), max_hp=target.spec.max_hp
+                )
+                target.hp = before + amount
+                self.emit(
+                    "heal",
+                    source=user.id,
+                    target=target.id,
+                    amount=amount,
+                    hp_before=before,
+                    hp_after=target.hp,
+                    power=detail,
+                    support_power=user.spec.support_power,
+                )
+                continue
+            power, stat, card, roll, effect = detail
+            mitigation = (
+                target.spec.defense if card.category == "physical" else target.spec.resistance
+            )
+            amount, stab, multiplier, raw = _damage(
+                power,
+                stat,
+                card.type == user.spec.type,
+                effect,
+                roll.critical,
+                roll.complication,
+                mitigation,
+            )
+            target.hp = max(0, before - amount)
+            self.emit(
+                "damage",
+                source=user.id,
+                target=target.id,
+                amount=amount,
+                hp_before=before,
+                hp_after=target.hp,
+                breakdown={
+                    "power": power,
+                    "stat": stat,
+                    "stab": stab,
+                    "type_multiplier": multiplier,
+                    "critical": roll.critical,
+                    "complication": roll.complication,
+                    "mitigation": mitigation,
+                    "raw": raw,
+                },
+            )
+        # R9.3: knocked out once the group is applied; its remaining cards do nothing.
+        for _, _, target, _ in pending:
+            if target.hp <= 0 and target.status == FIELD:
+                target.status = KO
+                side = self.sides[target.side]
+                self.leave_play(side, target)
+                self.emit("ko", side=target.side, combatant=target.id)
+                knocked_out = True
+        return knocked_out
+
+    def round_end(self) -> None:
+        """R9.5: fill free places from storage (slot order), discard played cards."""
+        for side in self.sides:
+            for place, f in enumerate(side.slots):
+                if f is not None and f.status == FIELD:
+                    continue
+                stored = side.stored()
+                if not stored:
+                    side.slots[place] = None
+                    continue
+                side.slots[place] = stored[0]
+                self.emit(
+                    "summon",
+                    side=side.index,
+                    combatant=stored[0].id,
+                    reason="replacement",
+                    place=place,
+                )
+                self.bring_in(side, stored[0])
+            side.discard.extend(side.in_play)
+            side.in_play = []
+
+    def winner(self) -> int | None | bool:
+        """0 or 1 for a winner, None for a draw, False while the battle goes on."""
+        lost = [side.lost() for side in self.sides]
+        if lost[0] and lost[1]:
+            return None
+        if lost[0] or lost[1]:
+            return 1 if lost[0] else 0
+        return False
+
+    def growth(self, winner) -> list[dict]:
+        """R10: each Memeyori ever on the field gains a Rank (max 6) when the Memeyori the other
+        side put on the field averaged at least its Rank. Ruling: on both sides, win or lose."""
+        if winner is None:
+            return []
+        fielded = [[f for f in side.roster if f.fielded] for side in self.sides]
+        out = []
+        for side in self.sides:
+            other = fielded[1 - side.index]
+            average = Fraction(sum(f.spec.rank for f in other), len(other))
+            for f in fielded[side.index]:
+                if average >= f.spec.rank and f.spec.rank < 6:
+                    out.append(
+                        {
+                            "combatant": f.id,
+                            "rank_before": f.spec.rank,
+                            "rank_after": f.spec.rank + 1,
+                            "opponents_average_rank": frac(average),
+                        }
+                    )
+        return out
+
+    def run(self) -> dict:
+        self.setup()
+        winner = False
+        for self.round in range(1, MAX_ROUNDS + 1):
+            self.round_start()
+            winner = self.winner()
+            if winner is not False:  # an Archon alone, dismissed for want of upkeep
+                break
+            plans = self.plan()
+            self.resolve(plans)
+            winner = self.winner()
+            if winner is not False:
+                break
+            self.round_end()
+        if winner is False:
+            winner = None  # R9: after 30 rounds the battle is a draw
+        self.emit("end", winner=winner)
+        return {"winner": winner, "rounds": self.round, "growth": self.growth(winner)}
+
+
+def run_battle(data: BattleInput, policies, rng: random.Random, *, seed=None) -> dict:
+    """The whole battle as a `memeyori-battle-log/1` dict."""
+    engine = Engine(data, policies, rng)
+    result = engine.run()
+    return {
+        "format": LOG_FORMAT,
+        "seed": seed,
+        "policies": [p.name for p in policies],
+        "sides": [
+            {
+                "name": spec.name,
+                "mp": spec.mp,
+                "draw": spec.draw,
+                "combatants": [
+                    combatant_record(f)
+                    for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
+                ],
+            }
+            for spec in data.sides
+        ],
+        "events": engine.events,
+        "result": result,
+    }

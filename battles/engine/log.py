@@ -1,0 +1,123 @@
+"""Plain-text lines for `memeyori-battle-log/1` events: the CLI's text output and the viewer."""
+
+from .odds import attack_odds
+
+
+def names(log: dict) -> dict[str, str]:
+    out = {}
+    for side in log["sides"]:
+        for c in side["combatants"]:
+            out[c["id"]] = c["name"]
+            for card in c["cards"]:
+                out[card["id"]] = card["name"]
+    return out
+
+
+def percent(fraction) -> str:
+    return f"{float(fraction) * 100:.1f}%"
+
+
+def odds_text(event: dict) -> str:
+    """R4's exact odds before the roll, for an attack event."""
+    o = attack_odds(event["accuracy"], event["evasion"], event["crit_rate"])
+    return (
+        f"land {percent(o.p_land)}, critical {percent(o.p_critical)}, "
+        f"complication {percent(o.p_complication)}"
+    )
+
+
+def damage_formula(event: dict) -> str:
+    b = event["breakdown"]
+    parts = [f"({b['power']} + {b['stat']})", f"x {b['stab']} STAB", f"x {b['type_multiplier']}"]
+    if b["critical"]:
+        parts.append("x 3/2 crit")
+    if b["complication"]:
+        parts.append("x 1/2 complication")
+    return (
+        f"{' '.join(parts)} = {b['raw']}, minus {b['mitigation']} mitigation"
+        f" -> {event['amount']} (at least 1)"
+    )
+
+
+def describe(event: dict, n: dict[str, str], sides: list[str], *, odds: bool = True) -> str:
+    """One readable line for an event (`odds=False` when the odds are shown apart)."""
+    k = event["kind"]
+    side = sides[event["side"]] if "side" in event else ""
+    if k == "round_start":
+        return f"Round {event['round']} begins."
+    if k == "resonance":
+        sign = "+" if event["delta"] >= 0 else ""
+        return (
+            f"{side}: Resonance {sign}{event['delta']} ({event['reason']}), now {event['total']}."
+        )
+    if k == "mp":
+        return f"{side}: MP pool refills to {event['total']}."
+    if k == "draw":
+        cards = ", ".join(n.get(c, c) for c in event["cards"]) or "nothing"
+        return f"{side} draws {cards}."
+    if k == "reshuffle":
+        return f"{side} shuffles {event['cards']} discarded cards into a new draw pile."
+    if k == "summon":
+        return f"{side} summons {n[event['combatant']]} ({event['reason']})."
+    if k == "dismiss":
+        return f"{side}'s Archon {n[event['combatant']]} is dismissed: no Resonance for upkeep."
+    if k == "switch":
+        return f"{side} switches {n[event['out']]} out for {n[event['in']]}."
+    if k == "plan":
+        return (
+            f"{side} plans {event['cards']} card(s) for {event['mp_spent']} MP"
+            f" ({event['mp_left']} left)."
+        )
+    if k == "play":
+        tier = f" at Tier {event['tier']}" if event["tier"] > 1 else ""
+        targets = ", ".join(n[t] for t in event["targets"])
+        again = (
+            f" (retargeted from {n[event['retargeted_from']]})"
+            if event.get("retargeted_from")
+            else ""
+        )
+        return (
+            f"{n[event['combatant']]} plays {n[event['card']]}{tier} on {targets}{again}"
+            f" for {event['mp_cost']} MP, Initiative {event['initiative']}."
+        )
+    if k == "attack":
+        outcome = "lands" if event["landed"] else "misses"
+        extras = [w for w, on in (("critical", event["critical"]),
+                                  ("complication", event["complication"])) if on]  # fmt: skip
+        extra = f" ({', '.join(extras)})" if extras else ""
+        return (
+            f"{n[event['attacker']]} rolls {event['hits']} hits"
+            f" ({event['glitches']} glitches, +{event['explosive_hits']} explosive)"
+            f" against {event['defender_hits']}: {outcome}{extra}."
+            + (f" Odds: {odds_text(event)}." if odds else "")
+        )
+    if k == "damage":
+        return (
+            f"{n[event['target']]} takes {event['amount']} damage"
+            f" ({event['hp_before']} -> {event['hp_after']} HP): {damage_formula(event)}."
+        )
+    if k == "heal":
+        return (
+            f"{n[event['target']]} heals {event['amount']}"
+            f" ({event['hp_before']} -> {event['hp_after']} HP)."
+        )
+    if k == "ko":
+        return f"{n[event['combatant']]} is knocked out."
+    if k == "fizzle":
+        return f"{n[event['card']]} from {n[event['combatant']]} fizzles: {event['reason']}."
+    if k == "end":
+        if event["winner"] is None:
+            return "The battle ends in a draw."
+        return f"{sides[event['winner']]} wins."
+    return k
+
+
+def render_text(log: dict) -> str:
+    n = names(log)
+    sides = [s["name"] for s in log["sides"]]
+    lines = [f"{sides[0]} vs {sides[1]}, seed {log['seed']}"]
+    for event in log["events"]:
+        lines.append(("  " if event["kind"] != "round_start" else "") + describe(event, n, sides))
+    for g in log["result"].get("growth", []):
+        lines.append(f"Growth: {n[g['combatant']]} Rank {g['rank_before']} -> {g['rank_after']}.")
+    return "\n".join(lines)

@@ -1,0 +1,82 @@
+from django import forms
+
+from .engine.policies import POLICIES
+from .models import BattleVisibility
+from .services import SEED_MAX, parties_for, random_seed
+
+POLICY_CHOICES = [
+    ("greedy", "Greedy: best expected damage per MP"),
+    ("random", "Random: any legal choice"),
+]
+assert {name for name, _ in POLICY_CHOICES} == set(POLICIES)
+
+
+class PartyChoice(forms.ModelChoiceField):
+    def label_from_instance(self, party):
+        return f"{party.name} ({party.owner.username})"
+
+
+class BattleForm(forms.Form):
+    # Parties are chosen by their public code, never by integer key.
+    party_a = PartyChoice(queryset=None, label="Side A", to_field_name="code")
+    party_b = PartyChoice(queryset=None, label="Side B", to_field_name="code")
+    seed = forms.IntegerField(
+        min_value=0,
+        max_value=SEED_MAX,
+        help_text="The same parties, policies and seed replay the same battle to the die.",
+    )
+    policy_a = forms.ChoiceField(choices=POLICY_CHOICES, initial="greedy", label="Side A plays")
+    policy_b = forms.ChoiceField(choices=POLICY_CHOICES, initial="greedy", label="Side B plays")
+    counts_for_growth = forms.BooleanField(
+        required=False,
+        label="Counts for growth",
+        help_text="With a winner, your Memeyori that fought gain a Rank against equal or "
+        "stronger opponents (R10). Only with one of your own parties.",
+    )
+    visibility = forms.ChoiceField(
+        choices=BattleVisibility.choices, initial=BattleVisibility.PRIVATE
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        parties = parties_for(user).order_by("name", "pk")
+        self.fields["party_a"].queryset = parties
+        self.fields["party_b"].queryset = parties
+        if not self.is_bound:
+            self.initial.setdefault("seed", random_seed())
+
+    def clean(self):
+        data = super().clean()
+        a, b = data.get("party_a"), data.get("party_b")
+        for field, party in (("party_a", a), ("party_b", b)):
+            if party is not None and not party.slots.exists():
+                self.add_error(field, "This party has no Memeyori; a party needs one to battle.")
+        if (
+            data.get("counts_for_growth")
+            and a
+            and b
+            and self.user.pk
+            not in (
+                a.owner_id,
+                b.owner_id,
+            )
+        ):
+            self.add_error(
+                "counts_for_growth", "Growth counts only in a battle with one of your own parties."
+            )
+        return data
+
+
+class ViewerForm(forms.Form):
+    """?round=N&step=K: which round, and how many of its events have happened."""
+
+    round = forms.IntegerField(min_value=0, required=False)
+    step = forms.IntegerField(min_value=0, required=False)
+
+
+class ShareForm(forms.Form):
+    action = forms.ChoiceField(
+        choices=[("visibility", "visibility"), ("regenerate", "regenerate"), ("revoke", "revoke")]
+    )
+    visibility = forms.ChoiceField(choices=BattleVisibility.choices, required=False)

@@ -1,0 +1,85 @@
+"""`manage.py battle PARTY_A PARTY_B`: run a battle from the command line (the GM's tool)."""
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from battles.engine.log import render_text
+from battles.engine.policies import POLICIES
+from battles.engine.run import log_json, simulate
+from battles.services import SEED_MAX, battle_run, random_seed
+from battles.snapshot import battle_snapshot
+from cards.models import Party
+
+
+def find_party(value: str) -> Party:
+    """A party by id or by exact name."""
+    if value.isdigit():
+        party = Party.objects.filter(pk=int(value)).first()
+        if party:
+            return party
+    matches = list(Party.objects.filter(name=value)[:2])
+    if not matches:
+        raise CommandError(f"No party with id or name {value!r}; see `battle --list`.")
+    if len(matches) > 1:
+        raise CommandError(f"Several parties are named {value!r}; give its id instead.")
+    return matches[0]
+
+
+class Command(BaseCommand):
+    help = "Run a battle between two parties and print its log (JSON with --json)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("party_a", nargs="?", help="party id or exact name")
+        parser.add_argument("party_b", nargs="?", help="party id or exact name")
+        parser.add_argument("--seed", type=int, help="the battle's seed (random if absent)")
+        parser.add_argument("--policy", choices=sorted(POLICIES), default="greedy")
+        parser.add_argument(
+            "--policy-b", choices=sorted(POLICIES), help="side B's policy (default: --policy)"
+        )
+        parser.add_argument("--json", action="store_true", help="print only the JSON log")
+        parser.add_argument(
+            "--save", action="store_true", help="store the battle, owned by side A's owner"
+        )
+        parser.add_argument("--list", action="store_true", help="print `ID NAME` for each party")
+
+    def handle(self, *args, **options):
+        if options["list"]:
+            for pk, name in Party.objects.order_by("pk").values_list("pk", "name"):
+                self.stdout.write(f"{pk} {name}")
+            return
+        if not options["party_a"] or not options["party_b"]:
+            raise CommandError("Give two parties (id or exact name), or --list.")
+        a, b = find_party(options["party_a"]), find_party(options["party_b"])
+        seed = options["seed"] if options["seed"] is not None else random_seed()
+        if not 0 <= seed <= SEED_MAX:
+            raise CommandError(f"--seed must be from 0 to {SEED_MAX}.")
+        policies = (options["policy"], options["policy_b"] or options["policy"])
+        if options["save"]:
+            owner = get_user_model().objects.get(pk=a.owner_id)
+            try:
+                battle = battle_run(
+                    owner=owner,
+                    party_a=a,
+                    party_b=b,
+                    seed=seed,
+                    policy_a=policies[0],
+                    policy_b=policies[1],
+                )
+            except ValidationError as e:
+                raise CommandError("; ".join(e.messages)) from e
+            log = battle.log
+        else:
+            snap = battle_snapshot(a, b)
+            if not all(side["memeyori"] for side in snap["sides"]):
+                raise CommandError("Each party needs at least one Memeyori to battle.")
+            log = simulate(snap, seed=seed, policies=policies)
+        if options["json"]:
+            self.stdout.write(log_json(log))
+            return
+        self.stdout.write(render_text(log))
+        result = log["result"]
+        winner = "draw" if result["winner"] is None else log["sides"][result["winner"]]["name"]
+        self.stdout.write(f"Result: {winner} after {result['rounds']} rounds (seed {seed}).")
+        if options["save"]:
+            self.stdout.write(f"Saved as battle {battle.code}.")

@@ -1,0 +1,34 @@
+"""`manage.py replay BATTLE`: re-run a stored battle from its snapshots and seed."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from battles.engine.run import canonical, simulate
+from battles.models import Battle
+
+
+class Command(BaseCommand):
+    help = "Re-run a stored battle (by its code or id) and say whether the log is identical."
+
+    def add_arguments(self, parser):
+        parser.add_argument("battle", help="the battle's public code (UUID) or its id")
+
+    def handle(self, *args, battle, **options):
+        found = None
+        if battle.isdigit():
+            found = Battle.objects.filter(pk=int(battle)).first()
+        else:
+            try:
+                found = Battle.objects.filter(code=battle).first()
+            except Exception:  # a malformed UUID is just "no such battle"
+                found = None
+        if found is None:
+            raise CommandError(f"No battle {battle!r}.")
+        again = simulate(found.snapshot, seed=found.seed, policies=(found.policy_a, found.policy_b))
+        if canonical(again) == canonical(found.log):
+            self.stdout.write(f"Identical: {found} (seed {found.seed}) replays to the same log.")
+            return
+        for i, (old, new) in enumerate(zip(found.log["events"], again["events"], strict=False)):
+            if old != new:
+                self.stdout.write(f"First difference at event {i}:\n  stored {old}\n  replay {new}")
+                break
+        raise CommandError(f"Different: {found} does not replay to its stored log.")

@@ -1,0 +1,163 @@
+"""What the viewer page shows at (round, step), from a battle's log and stored frames.
+
+No database: everything comes from the record already loaded, so a page is one query.
+"""
+
+from .engine import log as text
+from .engine.odds import attack_odds
+from .engine.state import frame_end, state_at
+
+DIE_CLASSES = {1: "glitch", 2: "blank", 3: "blank", 4: "hit", 5: "hit", 6: "hit explode"}
+
+
+def _dice(faces, *, attack: bool) -> list[dict]:
+    out = []
+    for face in faces:
+        cls = DIE_CLASSES[face] if attack else ("hit" if face >= 4 else "blank")
+        out.append({"face": face, "cls": cls})
+    return out
+
+
+def clamp_position(log: dict, frames: list[dict], round_no, step) -> tuple[int, int]:
+    last_round = len(frames) - 1
+    round_no = last_round if round_no is None else min(round_no, last_round)
+    length = frame_end(frames, round_no, len(log["events"])) - frames[round_no]["first_event"]
+    step = length if step is None else min(step, length)
+    return round_no, step
+
+
+def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) -> dict:
+    names = text.names(log)
+    side_names = [s["name"] for s in log["sides"]]
+    records = {c["id"]: c for s in log["sides"] for c in s["combatants"]}
+    state = state_at(log, frames, round_no, step)
+    first = frames[round_no]["first_event"]
+    end = frame_end(frames, round_no, len(log["events"]))
+    round_events = log["events"][first:end]
+
+    def combatant(cid):
+        c = records[cid]
+        t = types.get(c["type"], {})
+        hp = state["hp"][cid]
+        return {
+            "id": cid,
+            "name": c["name"],
+            "kind": c["kind"],
+            "type": c["type"],
+            "type_slug": t.get("slug", "ether"),
+            "type_symbol": t.get("symbol", "◆"),
+            "portrait": c.get("portrait", ""),
+            "hp": hp,
+            "max_hp": c["max_hp"],
+            "low": c["max_hp"] // 4,
+            "high": c["max_hp"] // 2,
+            "status": state["status"][cid],
+            "rank": c.get("rank"),
+        }
+
+    sides = []
+    for index, (side, side_state) in enumerate(zip(log["sides"], state["sides"], strict=True)):
+        on_field = [cid for cid in side_state["slots"] if cid]
+        if side_state["archon"]:
+            on_field.append(side_state["archon"])
+        bench = [c["id"] for c in side["combatants"] if c["id"] not in on_field]
+        sides.append(
+            {
+                "index": index,
+                "name": side["name"],
+                "resonance": side_state["resonance"],
+                "mp": side_state["mp"],
+                "mp_pool": side["mp"],
+                "field": [combatant(cid) for cid in on_field],
+                "bench": [combatant(cid) for cid in bench],
+            }
+        )
+
+    events = []
+    for i, event in enumerate(round_events, start=1):
+        row = {
+            "n": i,
+            "kind": event["kind"],
+            "text": text.describe(event, names, side_names, odds=False),
+            "done": i <= step,
+            "current": i == step,
+            "side": event.get("side"),
+        }
+        if event["kind"] == "attack":
+            odds = attack_odds(event["accuracy"], event["evasion"], event["crit_rate"])
+            row["attack_dice"] = _dice(event["attack_dice"], attack=True)
+            row["explosive_dice"] = _dice(event["explosive_dice"], attack=False)
+            row["evasion_dice"] = _dice(event["evasion_dice"], attack=False)
+            row["odds"] = {
+                "land": text.percent(odds.p_land),
+                "critical": text.percent(odds.p_critical),
+                "complication": text.percent(odds.p_complication),
+            }
+        if event["kind"] == "damage":
+            row["formula"] = text.damage_formula(event)
+        events.append(row)
+
+    summary = _summary(round_events, names, side_names)
+    growth = [
+        f"{names[g['combatant']]}: Rank {g['rank_before']} -> {g['rank_after']}"
+        f" (opponents averaged Rank {g['opponents_average_rank']})"
+        for g in log["result"].get("growth", [])
+    ]
+    return {
+        "round": round_no,
+        "step": step,
+        "length": len(round_events),
+        "last_round": len(frames) - 1,
+        "sides": sides,
+        "events": events,
+        "summary": summary,
+        "ended": state["ended"],
+        "growth": growth if state["ended"] else [],
+        "winner": state["winner"],
+        "winner_name": side_names[state["winner"]] if state["winner"] is not None else None,
+    }
+
+
+def _summary(events, names, side_names) -> list[str]:
+    dealt = [0, 0]
+    healed = [0, 0]
+    crits = [0, 0]
+    kos = []
+    owner_side = {}
+    for e in events:
+        if e["kind"] == "play":
+            owner_side[e["combatant"]] = e["side"]
+        elif e["kind"] == "damage":
+            dealt[owner_side.get(e["source"], 0)] += e["amount"]
+        elif e["kind"] == "heal":
+            healed[owner_side.get(e["source"], 0)] += e["amount"]
+        elif e["kind"] == "attack" and e["critical"] and e["landed"]:
+            crits[owner_side.get(e["attacker"], 0)] += 1
+        elif e["kind"] == "ko":
+            kos.append(names[e["combatant"]])
+    lines = [
+        f"{side_names[i]}: {dealt[i]} damage dealt, {healed[i]} healed, {crits[i]} critical(s)."
+        for i in (0, 1)
+    ]
+    if kos:
+        lines.append("Knocked out: " + ", ".join(kos) + ".")
+    return lines
+
+
+def nav(view: dict, frames: list[dict], log: dict) -> dict:
+    """(round, step) for each control; None where it cannot go."""
+    r, s, length, last = view["round"], view["step"], view["length"], view["last_round"]
+
+    def round_len(n):
+        return frame_end(frames, n, len(log["events"])) - frames[n]["first_event"]
+
+    nxt = (r, s + 1) if s < length else ((r + 1, 1) if r < last else None)
+    prev = (r, s - 1) if s > 0 else ((r - 1, round_len(r - 1)) if r > 0 else None)
+    return {
+        "first": (0, 0) if (r, s) != (0, 0) else None,
+        "prev_round": (r - 1, round_len(r - 1)) if r > 0 else None,
+        "prev": prev,
+        "next": nxt,
+        "next_round": (r + 1, round_len(r + 1)) if r < last else None,
+        "last": (last, round_len(last)) if (r, s) != (last, round_len(last)) else None,
+    }

@@ -1,0 +1,329 @@
+"""Battle records, the viewer, sharing and growth, through the site."""
+
+import io
+import json
+
+import pytest
+from PIL import Image
+
+from battles import services
+from battles.models import Battle, BattleVisibility
+from battles.services import battle_run
+from cards.models import Memeyori
+from cards.services import party_set_memeyori
+from tests.conftest import make_card, make_memeyori, make_party
+
+
+def make_team(owner, types, name, *, visibility="private", size=2, rank=1, support_only=False):
+    party = make_party(owner, name=name, visibility=visibility)
+    team = []
+    for i in range(size):
+        m = make_memeyori(owner, types["Blaze"], name=f"{name} {i + 1}", rank=rank)
+        if support_only:
+            make_card(m, types["Ether"], name="Nap", category="support", power=2)
+        else:
+            make_card(m, types["Blaze"], name="Cinder Nip", power=6)
+        team.append(m)
+    party_set_memeyori(party=party, memeyori=team)
+    return party
+
+
+@pytest.fixture
+def alice_party(alice, types):
+    return make_team(alice, types, "Sunrise")
+
+
+@pytest.fixture
+def bob_party(bob, types):
+    return make_team(bob, types, "Night", visibility="public")
+
+
+def run(owner, a, b, **kw):
+    return battle_run(owner=owner, party_a=a, party_b=b, seed=kw.pop("seed", 42), **kw)
+
+
+def test_alice_runs_a_battle_and_lands_on_its_viewer(client, alice, alice_party, bob_party):
+    client.force_login(alice)
+    response = client.post(
+        "/battles/new/",
+        {
+            "party_a": alice_party.code,
+            "party_b": bob_party.code,
+            "seed": 7,
+            "policy_a": "greedy",
+            "policy_b": "random",
+            "visibility": "private",
+        },  # fmt: skip
+    )
+    battle = Battle.objects.get()
+    assert response.status_code == 302 and response["Location"] == battle.get_absolute_url()
+    assert (battle.seed, battle.policy_a, battle.policy_b) == (7, "greedy", "random")
+    assert battle.snapshot["sides"][0]["name"] == "Sunrise"
+    assert battle.log["result"]["winner"] == battle.winner
+    page = client.get(battle.get_absolute_url())
+    assert page.status_code == 200 and b"Sunrise" in page.content
+
+
+def test_the_new_battle_form_shows_a_random_seed(client, alice, alice_party):
+    client.force_login(alice)
+    seeds = {client.get("/battles/new/").context["form"].initial["seed"] for _ in range(3)}
+    assert len(seeds) > 1
+
+
+def test_it_refuses_a_party_bob_keeps_private(client, alice, bob, types, alice_party):
+    hidden = make_team(bob, types, "Secret")
+    client.force_login(alice)
+    response = client.post(
+        "/battles/new/",
+        {
+            "party_a": alice_party.code,
+            "party_b": hidden.code,
+            "seed": 1,
+            "policy_a": "greedy",
+            "policy_b": "greedy",
+            "visibility": "private",
+        },  # fmt: skip
+    )
+    assert response.status_code == 400 and "party_b" in response.context["form"].errors
+    assert not Battle.objects.exists()
+
+
+def test_it_refuses_growth_when_neither_party_is_yours(client, bob, types, alice, bob_party):
+    other = make_team(alice, types, "Open", visibility="public")
+    client.force_login(bob)
+    response = client.post(
+        "/battles/new/",
+        {
+            "party_a": other.code,
+            "party_b": other.code,
+            "seed": 1,
+            "policy_a": "greedy",
+            "policy_b": "greedy",
+            "visibility": "private",
+            "counts_for_growth": "on",
+        },  # fmt: skip
+    )
+    assert "counts_for_growth" in response.context["form"].errors
+    assert not Battle.objects.exists()
+
+
+def test_it_refuses_a_party_without_memeyori(client, alice, alice_party):
+    empty = make_party(alice, name="Empty")
+    client.force_login(alice)
+    response = client.post(
+        "/battles/new/",
+        {
+            "party_a": alice_party.code,
+            "party_b": empty.code,
+            "seed": 1,
+            "policy_a": "greedy",
+            "policy_b": "greedy",
+            "visibility": "private",
+        },  # fmt: skip
+    )
+    assert "needs one to battle" in response.content.decode()
+    assert not Battle.objects.exists()
+
+
+def test_anonymous_visitors_are_sent_to_log_in_before_running_a_battle(client, settings, db):
+    settings.LOGIN_URL = "/accounts/login/"
+    response = client.get("/battles/new/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_a_private_battle_is_a_404_for_bob_and_for_anonymous(client, alice, bob, alice_party):
+    battle = run(alice, alice_party, alice_party)
+    for path in ("", "log.json", "og.png"):
+        url = f"{battle.get_absolute_url()}{path}"
+        assert client.get(url).status_code == 404
+        client.force_login(bob)
+        assert client.get(url).status_code == 404
+        client.logout()
+
+
+def test_a_public_battle_is_listed_and_open_to_anyone(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    run(alice, alice_party, bob_party)  # private: not listed
+    listed = client.get("/battles/public/")
+    assert list(listed.context["battles"]) == [battle]
+    assert client.get(battle.get_absolute_url()).status_code == 200
+
+
+def test_my_battles_lists_only_mine(client, alice, bob, alice_party, bob_party):
+    mine = run(alice, alice_party, bob_party)
+    run(bob, bob_party, bob_party)
+    client.force_login(alice)
+    assert list(client.get("/battles/").context["battles"]) == [mine]
+
+
+def test_an_unlisted_battles_share_link_works_logged_out(client, alice, alice_party):
+    battle = run(alice, alice_party, alice_party, visibility=BattleVisibility.UNLISTED)
+    assert len(battle.share_token) >= 43  # 32 random bytes
+    assert client.get(battle.get_absolute_url()).status_code == 404  # the code alone is not enough
+    shared = client.get(battle.share_url())
+    assert shared.status_code == 200 and b"Sunrise" in shared.content
+    assert json.loads(client.get(f"{battle.share_url()}log.json").content) == battle.log
+    assert client.get(f"{battle.share_url()}og.png")["Content-Type"] == "image/png"
+
+
+def test_a_revoked_link_is_a_404_and_a_new_link_works(client, alice, alice_party):
+    battle = run(alice, alice_party, alice_party, visibility=BattleVisibility.UNLISTED)
+    old = battle.share_url()
+    client.force_login(alice)
+    client.post(f"{battle.get_absolute_url()}share/", {"action": "revoke"})
+    battle.refresh_from_db()
+    assert battle.share_token is None
+    client.logout()
+    assert client.get(old).status_code == 404
+    client.force_login(alice)
+    client.post(f"{battle.get_absolute_url()}share/", {"action": "regenerate"})
+    battle.refresh_from_db()
+    client.logout()
+    assert battle.share_url() != old
+    assert client.get(old).status_code == 404
+    assert client.get(battle.share_url()).status_code == 200
+
+
+def test_making_a_battle_private_closes_its_share_link(client, alice, alice_party):
+    battle = run(alice, alice_party, alice_party, visibility=BattleVisibility.UNLISTED)
+    url = battle.share_url()
+    client.force_login(alice)
+    client.post(
+        f"{battle.get_absolute_url()}share/", {"action": "visibility", "visibility": "private"}
+    )
+    client.logout()
+    assert client.get(url).status_code == 404
+
+
+def test_bob_cannot_change_alices_sharing(client, alice, bob, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    token = battle.share_token
+    client.force_login(bob)
+    response = client.post(f"{battle.get_absolute_url()}share/", {"action": "revoke"})
+    assert response.status_code == 404
+    battle.refresh_from_db()
+    assert battle.share_token == token
+    assert b"Revoke the link" not in client.get(battle.get_absolute_url()).content
+
+
+def test_a_never_issued_token_is_a_404(client, db):
+    assert client.get("/battles/s/not-a-real-token-at-all/").status_code == 404
+
+
+def test_the_viewer_opens_any_round_as_a_plain_page(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    page = client.get(battle.get_absolute_url(), {"round": 1, "step": 0})
+    assert page.context["view"]["round"] == 1 and page.context["view"]["step"] == 0
+    assert b"<html" in page.content and b"Round 1" in page.content
+    assert client.get(battle.get_absolute_url(), {"round": "x"}).status_code == 400
+    # A round past the end shows the last one.
+    assert client.get(battle.get_absolute_url(), {"round": 99}).context["view"]["round"] == (
+        battle.rounds
+    )
+
+
+def test_an_htmx_step_returns_only_the_viewer_partial(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    page = client.get(
+        battle.get_absolute_url(), {"round": 1, "step": 3}, headers={"HX-Request": "true"}
+    )
+    assert page.status_code == 200
+    assert page.content.lstrip().startswith(b'<section id="viewer"')
+    assert "HX-Request" in page["Vary"]
+
+
+def test_attacks_show_their_dice_and_odds(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    first_attack = next(e for e in battle.log["events"] if e["kind"] == "attack")
+    frame = battle.frames[first_attack["round"]]
+    step = battle.log["events"].index(first_attack) - frame["first_event"] + 1
+    page = client.get(battle.get_absolute_url(), {"round": first_attack["round"], "step": step})
+    html = page.content.decode()
+    assert "Before the roll: land" in html and 'class="die' in html
+
+
+def test_the_viewer_of_a_thirty_round_battle_takes_at_most_ten_queries(
+    client, alice, types, django_assert_max_num_queries
+):
+    calm = make_team(alice, types, "Calm", support_only=True)
+    battle = run(alice, calm, calm, visibility=BattleVisibility.PUBLIC)
+    assert battle.rounds == 30 and battle.winner is None
+    client.force_login(alice)
+    with django_assert_max_num_queries(10):
+        assert client.get(battle.get_absolute_url(), {"round": 17}).status_code == 200
+    with django_assert_max_num_queries(10):
+        client.get(battle.share_url(), {"round": 30, "step": 2}, headers={"HX-Request": "true"})
+
+
+def test_the_preview_image_is_a_1200_by_630_png(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    response = client.get(f"{battle.get_absolute_url()}og.png")
+    image = Image.open(io.BytesIO(response.content))
+    assert (image.format, image.size) == ("PNG", (1200, 630))
+    page = client.get(battle.get_absolute_url()).content.decode()
+    assert 'property="og:image" content="http://testserver/battles/' in page
+
+
+def test_hostile_names_are_escaped_in_the_viewer(client, alice, types):
+    party = make_team(alice, types, "<script>alert(1)</script>", visibility="public")
+    battle = run(alice, party, party, visibility=BattleVisibility.PUBLIC)
+    html = client.get(battle.get_absolute_url()).content.decode()
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+
+
+def test_growth_raises_only_the_runners_memeyori_in_the_same_transaction(
+    alice, bob, types, alice_party
+):
+    rival = make_team(bob, types, "Rival", visibility="public", rank=3)
+    before = {m.pk: m.rank for m in Memeyori.objects.all()}
+    for seed in range(40):
+        battle = run(alice, alice_party, rival, seed=seed, counts_for_growth=True)
+        if battle.winner is not None and battle.log["result"]["growth"]:
+            break
+    assert battle.growth_applied, "some seed gives a decisive battle"
+    after = {m.pk: m for m in Memeyori.objects.all()}
+    grown = {g["memeyori"] for g in battle.growth_applied}
+    for pk, m in after.items():
+        if m.owner == bob:
+            assert m.rank == 3  # R10 grants it, but it is not alice's to change
+        elif str(m.code) in grown:
+            assert m.rank == before[pk] + 1
+    # History does not move: the snapshot keeps the Rank the battle was fought at.
+    assert {row["rank"] for row in battle.snapshot["sides"][0]["memeyori"]} == {1}
+
+
+def test_a_battle_that_fails_half_way_leaves_nothing_behind(
+    alice, bob, types, alice_party, monkeypatch
+):
+    rival = make_team(bob, types, "Rival", visibility="public", rank=3)
+
+    def broken(**kwargs):
+        Memeyori.objects.filter(owner=alice).update(rank=5)
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(services, "_apply_growth", broken)
+    with pytest.raises(RuntimeError):
+        run(alice, alice_party, rival, counts_for_growth=True)
+    assert not Battle.objects.exists()
+    assert set(Memeyori.objects.filter(owner=alice).values_list("rank", flat=True)) == {1}
+
+
+def test_a_party_against_itself_grows_each_memeyori_once(alice, types):
+    party = make_team(alice, types, "Mirror")
+    for seed in range(40):
+        battle = run(alice, party, party, seed=seed, counts_for_growth=True)
+        if battle.growth_applied:
+            break
+    assert len(battle.log["result"]["growth"]) > len(battle.growth_applied)
+    assert set(Memeyori.objects.values_list("rank", flat=True)) <= {1, 2}
+
+
+def test_the_viewer_shows_portrait_thumbnails_or_a_type_placeholder(client, alice, types):
+    party = make_team(alice, types, "Faces", visibility="public")
+    pictured = party.slots.first().memeyori
+    pictured.portrait_thumb.name = "portraits/thumbs/face.png"
+    pictured.save(update_fields=["portrait_thumb"])
+    battle = run(alice, party, party, visibility=BattleVisibility.PUBLIC)
+    html = client.get(battle.get_absolute_url(), {"round": 0, "step": 0}).content.decode()
+    assert 'src="/media/portraits/thumbs/face.png"' in html
+    assert f'class="portrait placeholder" aria-hidden="true">{types["Blaze"].symbol}<' in html
