@@ -81,6 +81,11 @@ class CharacterForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if self.instance.pk is None:
+            # A new character starts from the model's defaults (a human average of 2).
+            for name in (*stats.ATTRIBUTES, "rank", "visibility"):
+                if name in self.fields:
+                    self.initial.setdefault(name, getattr(self.instance, name))
         self.fields["name"].error_messages["required"] = "Give your character a name."
         self.fields["type"].error_messages["invalid_choice"] = "Pick one of the Types listed."
         self.fields["type"].empty_label = None
