@@ -2,6 +2,7 @@
 as the user types (R1-R5). Without JavaScript the same form posts and re-renders."""
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -120,6 +121,7 @@ def builder_new(request, kind):
 
 
 @require_http_methods(["GET", "POST"])
+@login_required
 def character_edit(request, kind, code):
     character = get_character_for_owner(request, kind, code)
     if request.method == "POST":
