@@ -55,6 +55,25 @@ def get_card_for_owner(request, character: Character, code) -> Card:
     )
 
 
+def get_cards_for_owner(request, kind: str, code) -> list[Card]:
+    """The cards of a character the caller owns, or 404.
+
+    One query when the character has cards (the owner check rides along in the join);
+    a character with none falls back to get_character_for_owner for the 404.
+    """
+    character_model(kind)
+    if not request.user.is_authenticated:
+        raise Http404
+    cards = list(
+        Card.objects.filter(**{f"{kind}__code": code, f"{kind}__owner": request.user.pk})
+        .only("name", "category", "power", "unlock_rank", "type_id", "position")
+        .order_by("position", "id")
+    )
+    if not cards:
+        get_character_for_owner(request, kind, code)
+    return cards
+
+
 def get_party_for_viewer(request, code):
     return get_object_or_404(
         Party.objects.select_related("archon__type", "owner").filter(_visible_to(request.user)),

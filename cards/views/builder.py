@@ -13,7 +13,7 @@ from .. import stats
 from ..forms import CHARACTER_FORMS, ReferenceDefenderForm, error_messages
 from ..services import character_save
 from . import live
-from .access import character_model, get_character_for_owner
+from .access import character_model, get_cards_for_owner, get_character_for_owner
 from .cards_editor import editor_context
 
 TEMPLATE = "cards/builder.html"
@@ -40,7 +40,7 @@ def _hints(form) -> list[dict]:
     return rows
 
 
-def live_context(*, form, reference, character=None, oob=False) -> dict:
+def live_context(*, form, reference, cards=None, chart=None, oob=False) -> dict:
     """Everything the stats and odds panels show, from already-bound forms."""
     context = {
         "form": form,
@@ -61,20 +61,22 @@ def live_context(*, form, reference, character=None, oob=False) -> dict:
     context["ref"] = ref
     context["attacks"] = live.attack_rows(derived, ref["vs_evasion"])
     user_type = form.chosen_type()
-    if character is not None and user_type is not None:
+    context["saved"] = cards is not None
+    if cards is not None and user_type is not None:
         context["card_rows"] = live.card_rows(
-            cards=character.cards.all(),
+            cards=cards,
             derived=derived,
             user_type=user_type,
             rank=rank,
             reference=ref,
-            chart=live.chart_against(ref["vs_type"]),
+            chart=live.chart_against(ref["vs_type"]) if chart is None else chart,
         )
     return context
 
 
 def _page(request, *, kind, form, reference, character=None):
-    context = live_context(form=form, reference=reference, character=character)
+    cards = list(character.cards.all()) if character is not None else None
+    context = live_context(form=form, reference=reference, cards=cards)
     context.update(
         kind=kind,
         kind_label=KIND_LABELS[kind],
@@ -144,14 +146,17 @@ def builder_stats(request, kind, code=None):
     character's cards when it has been saved, the Type rows the form checks, and the
     chart column of the reference defender's Type.
     """
-    character = get_character_for_owner(request, kind, code) if code else None
     character_model(kind)
+    cards = get_cards_for_owner(request, kind, code) if code else None
     form = CHARACTER_FORMS[kind](request.GET)
     form.live = True
     reference = ReferenceDefenderForm(request.GET)
+    types, chart = live.types_and_chart(request.GET.get("vs_type", ""))
+    form.fields["type"].use_types(types)
+    reference.fields["vs_type"].use_types(types)
     context = live_context(
-        form=form, reference=reference, character=character, oob=bool(request.htmx)
+        form=form, reference=reference, cards=cards, chart=chart, oob=bool(request.htmx)
     )
-    context.update(kind=kind, character=character)
+    context.update(kind=kind, code=code)
     name = TEMPLATE + "#live-panels" if request.htmx else "cards/live_page.html"
     return render(request, name, context)
