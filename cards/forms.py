@@ -280,6 +280,9 @@ class PartyForm(forms.ModelForm):
         self.fields["dp_sp"] = _number_field("DP on SP", 0, 99)
         self.fields["dp_mp"] = _number_field("DP on MP", 0, 99)
         self.fields["dp_draw"] = _number_field("DP on Draw", 0, 99)
+        for name in ("level", "dp_sp", "dp_mp", "dp_draw"):
+            # Replaced fields lose the model's defaults; a new party starts at Level 1.
+            self.initial.setdefault(name, getattr(self.instance, name))
         mine = Memeyori.objects.filter(owner=owner).select_related("type")
         current = self.instance.memeyori_in_order() if self.instance.pk else []
         for i in range(stats.PARTY_MAX_MEMEYORI):

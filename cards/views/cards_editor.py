@@ -68,7 +68,8 @@ def card_add(request, kind, code):
     if not form.is_valid():
         return _respond(request, character, new_form=form)
     card = card_save(card=form.save(commit=False))
-    messages.success(request, f"Added {card.name}.")
+    if not request.htmx:  # a swapped partial shows the change; a message would linger
+        messages.success(request, f"Added {card.name}.")
     return _respond(request, character)
 
 
@@ -85,7 +86,8 @@ def card_edit(request, kind, code, card):
     if not form.is_valid():
         return _respond(request, character, editing=form)
     card_save(card=form.save(commit=False))
-    messages.success(request, f"Saved {card.name}.")
+    if not request.htmx:  # a swapped partial shows the change; a message would linger
+        messages.success(request, f"Saved {card.name}.")
     return _respond(request, character)
 
 
@@ -112,5 +114,6 @@ def card_remove(request, kind, code, card):
         )
     name = card.name
     card_delete(card=card)
-    messages.success(request, f"Deleted {name}.")
+    if not request.htmx:  # a swapped partial shows the change; a message would linger
+        messages.success(request, f"Deleted {name}.")
     return _respond(request, character)
