@@ -170,3 +170,22 @@ def test_the_builder_page_embeds_the_card_editor(client, alice, ember):
     assert 'id="card-editor"' in html
     # The odds panel refreshes when the card editor says the cards changed.
     assert "cardsChanged from:body" in html
+
+
+def test_the_editor_answers_htmx_with_its_partial_and_a_plain_get_with_the_page(
+    client, alice, ember
+):
+    client.force_login(alice)
+    url = reverse("card_editor", kwargs=c(ember))
+    partial = client.get(url, headers=HTMX)
+    assert partial.content.decode().lstrip().startswith('<div id="card-editor"')
+    assert "HX-Request" in partial.headers["Vary"]
+    assert "<html" in client.get(url).content.decode()
+
+
+def test_editing_without_javascript_shows_the_form_in_the_full_page(client, alice, ember):
+    client.force_login(alice)
+    first = ember.cards.get(name="First")
+    html = client.get(reverse("card_edit", kwargs=c(ember, card=first.code))).content.decode()
+    assert "<html" in html
+    assert 'name="edit-name"' in html

@@ -161,3 +161,17 @@ def test_alice_edits_and_deletes_her_party(client, alice, roster):
     client.post(remove)
     assert not Party.objects.exists()
     assert len(roster) == 7  # the Memeyori stay
+
+
+def test_a_new_party_starts_at_level_1_with_no_dp_spent(client, alice):
+    client.force_login(alice)
+    html = client.get(reverse("party_new")).content.decode()
+    assert 'name="level" value="1"' in html
+    assert 'name="dp_sp" value="0"' in html
+
+
+def test_the_totals_have_a_full_page_fallback(client, alice, roster):
+    client.force_login(alice)
+    html = client.get(reverse("party_totals"), party_data(roster[:2])).content.decode()
+    assert "<html" in html
+    assert "This party follows R8" in html
