@@ -107,6 +107,9 @@ class CharacterForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if self.instance.portrait:
+            # ClearableFileInput then shows the current file and a "Clear" box.
+            self.fields["portrait"].initial = self.instance.portrait
         if self.instance.pk is None:
             # A new character starts from the model's defaults (a human average of 2).
             for name in (*stats.ATTRIBUTES, "rank", "visibility"):

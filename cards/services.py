@@ -45,22 +45,32 @@ def party_delete(*, party: Party) -> None:
     party.delete()
 
 
-def character_set_portrait(*, character: Character, image: UploadedFile | None) -> None:
-    """Store an uploaded portrait, already checked by CharacterForm (PNG/JPEG/WebP, 10 MB).
+PORTRAIT_FIELDS = ["portrait", "portrait_print", "portrait_thumb"]
+
+
+def character_set_portrait(*, character: Character, image) -> None:
+    """Store an uploaded portrait, already checked by CharacterForm (PNG/JPEG/WebP, 10 MB),
+    or clear it when `image` is False (the form's "Clear" box). Anything else leaves it.
 
     The one place an upload lands, so the print pipeline can add its crops and thumbnail
     here. Runs inside the caller's transaction.
     """
-    if image is None:
+    if image is False:
+        # The derived images belong to the old portrait, so they go with it.
+        for name in PORTRAIT_FIELDS:
+            setattr(character, name, "")
+        character.save(update_fields=[*PORTRAIT_FIELDS, "updated"])
+        return
+    if not isinstance(image, UploadedFile):
         return
     character.portrait.save(image.name, image, save=False)
     character.save(update_fields=["portrait", "updated"])
 
 
 @transaction.atomic
-def character_save(*, character: Character, portrait: UploadedFile | None = None) -> Character:
+def character_save(*, character: Character, portrait=None) -> Character:
     """Validate and save a Memeyori or Archon from the builder (R1, R2)."""
-    character.full_clean(exclude=["portrait", "portrait_print", "portrait_thumb"])
+    character.full_clean(exclude=PORTRAIT_FIELDS)
     character.save()
     character_set_portrait(character=character, image=portrait)
     return character

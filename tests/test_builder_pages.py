@@ -263,3 +263,27 @@ def test_pages_link_by_code_never_by_integer_key(client, alice, types, ember):
     html = client.get(edit_url(ember)).content.decode()
     assert str(ember.code) in html
     assert f"/{ember.pk}/" not in html
+
+
+def test_the_clear_box_removes_the_portrait(client, alice, types, ember):
+    client.force_login(alice)
+    upload = SimpleUploadedFile("me.png", png_bytes())
+    client.post(edit_url(ember), {**form_data(types), "portrait": upload})
+    ember.refresh_from_db()
+    assert ember.portrait
+    page = client.get(edit_url(ember)).content.decode()
+    assert 'name="portrait-clear"' in page
+    client.post(edit_url(ember), {**form_data(types), "portrait-clear": "on"})
+    ember.refresh_from_db()
+    assert not ember.portrait
+
+
+def test_saving_without_a_new_upload_keeps_the_portrait(client, alice, types, ember):
+    client.force_login(alice)
+    upload = SimpleUploadedFile("me.png", png_bytes())
+    client.post(edit_url(ember), {**form_data(types), "portrait": upload})
+    ember.refresh_from_db()
+    before = ember.portrait.name
+    client.post(edit_url(ember), form_data(types, name="Renamed"))
+    ember.refresh_from_db()
+    assert (ember.name, ember.portrait.name) == ("Renamed", before)
