@@ -87,8 +87,3 @@ def get_party_for_owner(request, code):
     return get_object_or_404(
         Party.objects.select_related("archon__type"), code=code, owner=request.user
     )
-
-
-def partial(request, template_name: str, name: str) -> str:
-    """The page's template, or only its named partial when htmx asked for it."""
-    return f"{template_name}#{name}" if getattr(request, "htmx", False) else template_name
