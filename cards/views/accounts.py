@@ -2,6 +2,7 @@
 
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
+from django.db import transaction
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
@@ -14,7 +15,8 @@ def signup(request):
         return redirect("my_characters")
     form = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        with transaction.atomic():
+            user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("my_characters")
     return render(request, "registration/signup.html", {"form": form})
