@@ -1,8 +1,22 @@
-"""Writes to characters and parties: small keyword-only functions, each one transaction."""
+"""Writes to characters, cards, parties and the type chart: small keyword-only functions,
+each one transaction."""
 
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.db.models import Max
 
-from .models import Memeyori, Party, PartySlot, check_party_memeyori
+from .models import (
+    Archon,
+    Card,
+    Character,
+    Effect,
+    Matchup,
+    Memeyori,
+    Party,
+    PartySlot,
+    Visibility,
+    check_party_memeyori,
+)
 
 
 @transaction.atomic
@@ -14,3 +28,143 @@ def party_set_memeyori(*, party: Party, memeyori: list[Memeyori]) -> None:
     PartySlot.objects.bulk_create(
         PartySlot(party=party, memeyori=m, position=i) for i, m in enumerate(memeyori)
     )
+
+
+@transaction.atomic
+def party_save(*, party: Party, memeyori: list[Memeyori]) -> Party:
+    """Save a party and its slots together: both or neither (R8)."""
+    party.full_clean()
+    check_party_memeyori(party, memeyori)
+    party.save()
+    party_set_memeyori(party=party, memeyori=memeyori)
+    return party
+
+
+@transaction.atomic
+def party_delete(*, party: Party) -> None:
+    party.delete()
+
+
+PORTRAIT_FIELDS = ["portrait", "portrait_print", "portrait_thumb"]
+
+
+def character_set_portrait(*, character: Character, image) -> None:
+    """Store an uploaded portrait, already checked by CharacterForm (PNG/JPEG/WebP, 10 MB),
+    or clear it when `image` is False (the form's "Clear" box). Anything else leaves it.
+
+    The one place an upload lands, so the print pipeline can add its crops and thumbnail
+    here. Runs inside the caller's transaction.
+    """
+    if image is False:
+        # The derived images belong to the old portrait, so they go with it.
+        for name in PORTRAIT_FIELDS:
+            setattr(character, name, "")
+        character.save(update_fields=[*PORTRAIT_FIELDS, "updated"])
+        return
+    if not isinstance(image, UploadedFile):
+        return
+    character.portrait.save(image.name, image, save=False)
+    character.save(update_fields=["portrait", "updated"])
+
+
+@transaction.atomic
+def character_save(*, character: Character, portrait=None) -> Character:
+    """Validate and save a Memeyori or Archon from the builder (R1, R2)."""
+    character.full_clean(exclude=PORTRAIT_FIELDS)
+    character.save()
+    character_set_portrait(character=character, image=portrait)
+    return character
+
+
+@transaction.atomic
+def character_duplicate(*, character: Character, owner) -> Character:
+    """A private copy with its cards; the copy shares the stored portrait files."""
+    model = type(character)
+    fields = {
+        f.name: getattr(character, f.name)
+        for f in model._meta.concrete_fields
+        if f.name not in ("id", "code", "owner", "created", "updated", "visibility", "name")
+    }
+    copy = model.objects.create(
+        **fields,
+        owner=owner,
+        name=f"{character.name} (copy)"[: model._meta.get_field("name").max_length],
+        visibility=Visibility.PRIVATE,
+    )
+    cards = list(character.cards.all())
+    for card in cards:
+        card.pk = None
+        card.id = None
+        card._state.adding = True
+        card.code = Card._meta.get_field("code").default()
+        card.memeyori = copy if isinstance(copy, Memeyori) else None
+        card.archon = copy if isinstance(copy, Archon) else None
+    Card.objects.bulk_create(cards)
+    return copy
+
+
+@transaction.atomic
+def character_delete(*, character: Character) -> None:
+    """Delete a character and its cards; its party slots go too, an Archon's party keeps going."""
+    character.delete()
+
+
+@transaction.atomic
+def card_save(*, card: Card) -> Card:
+    """Validate and save one card (R7); a new card goes to the end of its holder's list."""
+    if card.pk is None:
+        holder = card.holder
+        last = holder.cards.aggregate(last=Max("position"))["last"]
+        card.position = 0 if last is None else last + 1
+    card.full_clean()
+    card.save()
+    return card
+
+
+def _renumber(cards: list[Card]) -> None:
+    for position, card in enumerate(cards):
+        card.position = position
+    Card.objects.bulk_update(cards, ["position"])
+
+
+@transaction.atomic
+def card_move(*, card: Card, offset: int) -> None:
+    """Move a card up (-1) or down (+1) in its holder's list; the ends stay put."""
+    cards = list(card.holder.cards.select_for_update().order_by("position", "id"))
+    index = next(i for i, c in enumerate(cards) if c.pk == card.pk)
+    target = index + offset
+    if 0 <= target < len(cards):
+        cards[index], cards[target] = cards[target], cards[index]
+    _renumber(cards)
+
+
+@transaction.atomic
+def card_delete(*, card: Card) -> None:
+    holder = card.holder
+    card.delete()
+    _renumber(list(holder.cards.order_by("position", "id")))
+
+
+@transaction.atomic
+def type_chart_set(*, changes: dict[tuple[int, int], str]) -> int:
+    """Write the chart cells that changed (R6); neutral cells are stored as no row.
+
+    Returns how many cells changed. The chart is read fresh on every request, so odds
+    and later battles see the change at once.
+    """
+    current = {(m.attacking_id, m.defending_id): m for m in Matchup.objects.all()}
+    changed = 0
+    for (attacking, defending), effect in changes.items():
+        row = current.get((attacking, defending))
+        before = row.effect if row else Effect.NEUTRAL
+        if before == effect:
+            continue
+        changed += 1
+        if effect == Effect.NEUTRAL:
+            row.delete()
+        elif row:
+            row.effect = effect
+            row.save(update_fields=["effect"])
+        else:
+            Matchup.objects.create(attacking_id=attacking, defending_id=defending, effect=effect)
+    return changed

@@ -1,6 +1,7 @@
+from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
-from . import views
+from .views import accounts, builder, cards_editor, characters, exchange, parties, typechart
 
 
 class KindConverter:
@@ -15,10 +16,53 @@ class KindConverter:
 
 register_converter(KindConverter, "kind")
 
+character = "c/<kind:kind>/<uuid:code>/"
+card = character + "cards/<uuid:card>/"
+
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("types/", views.type_chart_page, name="type_chart"),
-    path("types.css", views.types_css, name="types_css"),
-    path("c/<kind:kind>/<uuid:code>/", views.character_page, name="character"),
-    path("parties/<uuid:code>/", views.party_page, name="party"),
+    path("", characters.home, name="home"),
+    path("types/", typechart.type_chart_page, name="type_chart"),
+    path("types/save/", typechart.type_chart_save, name="type_chart_save"),
+    path("types.css", typechart.types_css, name="types_css"),
+    # Characters
+    path("my/", characters.my_characters, name="my_characters"),
+    path("build/<kind:kind>/", builder.builder_new, name="builder_new"),
+    path("build/<kind:kind>/stats/", builder.builder_stats, name="builder_stats"),
+    path(character, characters.character_page, name="character"),
+    path(character + "edit/", builder.character_edit, name="character_edit"),
+    path(character + "stats/", builder.builder_stats, name="character_stats"),
+    path(character + "duplicate/", characters.character_copy, name="character_duplicate"),
+    path(character + "delete/", characters.character_remove, name="character_delete"),
+    path(character + "export.json", exchange.character_export, name="character_export"),
+    # Cards
+    path(character + "cards/", cards_editor.card_editor, name="card_editor"),
+    path(character + "cards/add/", cards_editor.card_add, name="card_add"),
+    path(card + "edit/", cards_editor.card_edit, name="card_edit"),
+    path(card + "move/", cards_editor.card_reorder, name="card_reorder"),
+    path(card + "delete/", cards_editor.card_remove, name="card_remove"),
+    # Parties
+    path("parties/", parties.party_list, name="party_list"),
+    path("parties/new/", parties.party_new, name="party_new"),
+    path("parties/totals/", parties.party_totals, name="party_totals"),
+    path("parties/<uuid:code>/", parties.party_page, name="party"),
+    path("parties/<uuid:code>/edit/", parties.party_edit, name="party_edit"),
+    path("parties/<uuid:code>/delete/", parties.party_remove, name="party_remove"),
+    path("parties/<uuid:code>/export.json", exchange.party_export, name="party_export"),
+    # Import
+    path("import/", exchange.import_preview, name="import"),
+    path("import/confirm/", exchange.import_confirm, name="import_confirm"),
+    # Accounts: Django's views; login rotates the session key, logout is POST only.
+    path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password/",
+        auth_views.PasswordChangeView.as_view(),
+        name="password_change",
+    ),
+    path(
+        "accounts/password/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
 ]

@@ -1,0 +1,353 @@
+"""JSON export and import of characters (with their cards) and parties (with their characters).
+
+The format is versioned: `{"format": "memeyori-export/1", "memeyori": [...], "archons": [...],
+"parties": [...]}`. Characters carry a file-local `ref` ("m1", "a1") that parties point at;
+Types are named, and an unknown Type is refused (the importer never invents Types, which
+a game master owns). Portraits are not exported: the file carries data, not images.
+
+An import is checked completely before anything is written (size, nesting depth, version,
+fields, value ranges, Types, R8), shown as a preview, then created in one transaction.
+"""
+
+import json
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from . import stats
+from .models import Archon, Card, Memeyori, Party, Type, Visibility
+from .services import party_save
+
+FORMAT = "memeyori-export/1"
+MAX_BYTES = 1024 * 1024
+# The format itself nests 5 deep (file > characters > character > cards > card).
+MAX_DEPTH = 6
+MAX_CHARACTERS = 100
+MAX_CARDS = 40
+MAX_PARTIES = 20
+
+CHARACTER_FIELDS = {
+    "name": str,
+    "type": str,
+    **dict.fromkeys(stats.ATTRIBUTES, int),
+    "flavour": str,
+    "visibility": str,
+    "portrait_focus_x": (int, float),
+    "portrait_focus_y": (int, float),
+}
+CARD_FIELDS = {
+    "name": str,
+    "type": str,
+    "category": str,
+    "power": int,
+    "mp_cost": int,
+    "quick": bool,
+    "unlock_rank": int,
+    "text": str,
+    "tier2_power": (int, type(None)),
+    "tier2_text": str,
+    "tier3_power": (int, type(None)),
+    "tier3_text": str,
+}
+PARTY_FIELDS = {
+    "name": str,
+    "level": int,
+    "dp_sp": int,
+    "dp_mp": int,
+    "dp_draw": int,
+    "visibility": str,
+    "archon": (str, type(None)),
+    "memeyori": list,
+}
+
+
+class ImportRefused(ValueError):
+    """A file the importer refuses; the message says why and where."""
+
+
+# --- export -----------------------------------------------------------------------------
+
+
+def _character_data(character, ref: str) -> dict:
+    data = {"ref": ref, "name": character.name, "type": character.type.name}
+    if isinstance(character, Memeyori):
+        data["rank"] = character.rank
+    data.update(character.attributes())
+    data.update(
+        flavour=character.flavour,
+        visibility=character.visibility,
+        portrait_focus_x=character.portrait_focus_x,
+        portrait_focus_y=character.portrait_focus_y,
+        cards=[
+            {
+                name: (getattr(card, name) if name != "type" else card.type.name)
+                for name in CARD_FIELDS
+            }
+            for card in character.cards.select_related("type")
+        ],
+    )
+    return data
+
+
+def export_character(character) -> dict:
+    key = "memeyori" if isinstance(character, Memeyori) else "archons"
+    data = {"format": FORMAT, "memeyori": [], "archons": [], "parties": []}
+    data[key].append(_character_data(character, f"{key[0]}1"))
+    return data
+
+
+def export_party(party: Party) -> dict:
+    members = party.memeyori_in_order()
+    memeyori = [_character_data(m, f"m{i + 1}") for i, m in enumerate(members)]
+    archons = [_character_data(party.archon, "a1")] if party.archon else []
+    return {
+        "format": FORMAT,
+        "memeyori": memeyori,
+        "archons": archons,
+        "parties": [
+            {
+                "name": party.name,
+                "level": party.level,
+                "dp_sp": party.dp_sp,
+                "dp_mp": party.dp_mp,
+                "dp_draw": party.dp_draw,
+                "visibility": party.visibility,
+                "archon": "a1" if party.archon else None,
+                "memeyori": [row["ref"] for row in memeyori],
+            }
+        ],
+    }
+
+
+def dumps(data: dict) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=1)
+
+
+# --- import -----------------------------------------------------------------------------
+
+
+@dataclass
+class ImportPlan:
+    """A checked file: what will be created, and the text that was checked."""
+
+    text: str
+    memeyori: list[dict] = field(default_factory=list)
+    archons: list[dict] = field(default_factory=list)
+    parties: list[dict] = field(default_factory=list)
+
+    def card_count(self) -> int:
+        return sum(len(c["cards"]) for c in self.memeyori + self.archons)
+
+
+def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
+    """Refuse deep nesting before json.loads recurses into it."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                raise ImportRefused(f"The file nests deeper than {limit} levels; refused.")
+        elif ch in "]}":
+            depth -= 1
+
+
+def _check_fields(where: str, row, spec: dict, extra=()) -> None:
+    if not isinstance(row, dict):
+        raise ImportRefused(f"{where} must be an object.")
+    allowed = set(spec) | set(extra)
+    unknown = sorted(set(row) - allowed)
+    if unknown:
+        raise ImportRefused(f"{where} has unknown fields: {', '.join(unknown)}.")
+    missing = [name for name in spec if name not in row]
+    if missing:
+        raise ImportRefused(f"{where} is missing {', '.join(missing)}.")
+    for name, kinds in spec.items():
+        value = row[name]
+        kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+        # bool is an int subclass, but true is not a Strength of 1 (R1).
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            raise ImportRefused(f"{where}.{name} has the wrong kind of value: {value!r:.40}.")
+
+
+def _validation_message(where: str, error: ValidationError) -> str:
+    if hasattr(error, "error_dict"):
+        parts = [
+            f"{where}.{name}: {' '.join(m for e in errors for m in e.messages)}"
+            for name, errors in error.error_dict.items()
+        ]
+        return " ".join(parts)
+    return f"{where}: {' '.join(error.messages)}"
+
+
+def _type(where: str, name: str, types: dict[str, Type]) -> Type:
+    try:
+        return types[name]
+    except KeyError:
+        raise ImportRefused(
+            f"{where}: unknown Type {name!r:.40}; this site has no such Type."
+        ) from None
+
+
+def _build_character(model, where: str, row, types, owner):
+    spec = dict(CHARACTER_FIELDS)
+    if model is Memeyori:
+        spec["rank"] = int
+    _check_fields(where, row, spec, extra=("ref", "cards"))
+    if not isinstance(row.get("ref"), str) or not isinstance(row.get("cards"), list):
+        raise ImportRefused(f"{where} needs a text ref and a list of cards.")
+    if len(row["cards"]) > MAX_CARDS:
+        raise ImportRefused(f"{where} has more than {MAX_CARDS} cards.")
+    fields = {k: v for k, v in row.items() if k not in ("ref", "cards", "type")}
+    character = model(owner=owner, type=_type(f"{where}.type", row["type"], types), **fields)
+    try:
+        character.full_clean(exclude=["portrait", "portrait_print", "portrait_thumb"])
+    except ValidationError as error:
+        raise ImportRefused(_validation_message(where, error)) from None
+    cards = []
+    for i, card_row in enumerate(row["cards"]):
+        card_where = f"{where}.cards[{i}]"
+        _check_fields(card_where, card_row, CARD_FIELDS)
+        values = {k: v for k, v in card_row.items() if k != "type"}
+        card = Card(type=_type(f"{card_where}.type", card_row["type"], types), position=i, **values)
+        # The holder does not exist yet; clean() only needs to know there is exactly one.
+        setattr(card, f"{model.kind}_id", 0)
+        try:
+            card.full_clean(exclude=["memeyori", "archon"], validate_constraints=False)
+        except ValidationError as error:
+            raise ImportRefused(_validation_message(card_where, error)) from None
+        setattr(card, f"{model.kind}_id", None)
+        cards.append(card)
+    return {"ref": row["ref"], "object": character, "cards": cards}
+
+
+def _check_party(where, row, memeyori_refs, archon_refs):
+    _check_fields(where, row, PARTY_FIELDS)
+    if row["visibility"] not in Visibility.values:
+        raise ImportRefused(f"{where}.visibility must be one of {', '.join(Visibility.values)}.")
+    try:
+        totals = stats.party_totals(
+            level=row["level"], dp_sp=row["dp_sp"], dp_mp=row["dp_mp"], dp_draw=row["dp_draw"]
+        )
+    except ValueError as error:
+        raise ImportRefused(f"{where}: {error}.") from None
+    if not 1 <= len(row["name"]) <= 60:
+        raise ImportRefused(f"{where}.name must be 1 to 60 characters.")
+    if totals.dp_spent > totals.dp_available:
+        raise ImportRefused(
+            f"{where}: Party Level {totals.level} gives {totals.dp_available} DP; "
+            f"the file spends {totals.dp_spent}."
+        )
+    chosen = row["memeyori"]
+    if len(chosen) > totals.max_memeyori:
+        raise ImportRefused(
+            f"{where}: SP {totals.sp} allows {totals.max_memeyori} Memeyori; "
+            f"the file chose {len(chosen)}."
+        )
+    if len(set(map(str, chosen))) != len(chosen):
+        raise ImportRefused(f"{where}.memeyori lists the same Memeyori twice.")
+    for ref in chosen:
+        if ref not in memeyori_refs:
+            raise ImportRefused(f"{where}.memeyori refers to {ref!r:.40}, which the file lacks.")
+    if row["archon"] is not None and row["archon"] not in archon_refs:
+        raise ImportRefused(
+            f"{where}.archon refers to {row['archon']!r:.40}, which the file lacks."
+        )
+    return row
+
+
+def import_parse(raw: bytes | str, *, owner) -> ImportPlan:
+    """Check a whole export file and return what it would create; raises ImportRefused."""
+    if len(raw) > MAX_BYTES:
+        raise ImportRefused(f"The file is larger than {MAX_BYTES // 1024} KB; refused.")
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ImportRefused("The file is not UTF-8 text.") from None
+    else:
+        text = raw
+    check_depth(text)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ImportRefused(
+            f"The file is not valid JSON (line {error.lineno}, column {error.colno})."
+        ) from None
+    except RecursionError:
+        raise ImportRefused("The file nests too deeply; refused.") from None
+    if not isinstance(data, dict):
+        raise ImportRefused("The file must hold one JSON object.")
+    if data.get("format") != FORMAT:
+        raise ImportRefused(
+            f"This is not a {FORMAT} file (its format is {data.get('format')!r:.40})."
+        )
+    unknown = sorted(set(data) - {"format", "memeyori", "archons", "parties"})
+    if unknown:
+        raise ImportRefused(f"The file has unknown sections: {', '.join(unknown)}.")
+    sections = {key: data.get(key, []) for key in ("memeyori", "archons", "parties")}
+    for key, rows in sections.items():
+        if not isinstance(rows, list):
+            raise ImportRefused(f"{key} must be a list.")
+    if len(sections["memeyori"]) + len(sections["archons"]) > MAX_CHARACTERS:
+        raise ImportRefused(f"The file holds more than {MAX_CHARACTERS} characters.")
+    if len(sections["parties"]) > MAX_PARTIES:
+        raise ImportRefused(f"The file holds more than {MAX_PARTIES} parties.")
+    if not any(sections.values()):
+        raise ImportRefused("The file holds nothing to import.")
+
+    types = {t.name: t for t in Type.objects.all()}
+    plan = ImportPlan(text=text)
+    for key, model in (("memeyori", Memeyori), ("archons", Archon)):
+        for i, row in enumerate(sections[key]):
+            getattr(plan, key).append(_build_character(model, f"{key}[{i}]", row, types, owner))
+    refs = [c["ref"] for c in plan.memeyori + plan.archons]
+    if len(set(refs)) != len(refs):
+        raise ImportRefused("Two characters in the file share a ref.")
+    memeyori_refs = {c["ref"] for c in plan.memeyori}
+    archon_refs = {c["ref"] for c in plan.archons}
+    for i, row in enumerate(sections["parties"]):
+        plan.parties.append(_check_party(f"parties[{i}]", row, memeyori_refs, archon_refs))
+    return plan
+
+
+@transaction.atomic
+def import_create(*, plan: ImportPlan, owner) -> dict[str, int]:
+    """Create everything the plan holds, for `owner`, all or nothing."""
+    created = {}
+    for entry in plan.memeyori + plan.archons:
+        character = entry["object"]
+        character.owner = owner
+        character.save()
+        for card in entry["cards"]:
+            setattr(card, character.kind, character)
+        Card.objects.bulk_create(entry["cards"])
+        created[entry["ref"]] = character
+    for row in plan.parties:
+        party = Party(
+            owner=owner,
+            name=row["name"],
+            level=row["level"],
+            dp_sp=row["dp_sp"],
+            dp_mp=row["dp_mp"],
+            dp_draw=row["dp_draw"],
+            visibility=row["visibility"],
+            archon=created[row["archon"]] if row["archon"] else None,
+        )
+        party_save(party=party, memeyori=[created[ref] for ref in row["memeyori"]])
+    return {
+        "memeyori": len(plan.memeyori),
+        "archons": len(plan.archons),
+        "cards": plan.card_count(),
+        "parties": len(plan.parties),
+    }

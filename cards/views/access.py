@@ -1,0 +1,89 @@
+"""Who may see and change what: one ownership helper per model, used by every view.
+
+A private object is a 404 for anyone but its owner, exactly like one that does not exist,
+so a code cannot be probed. Codes are UUIDs; integer keys never reach a URL.
+"""
+
+from django.db.models import Q
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+from django_htmx.middleware import HtmxDetails
+
+from ..models import Archon, Card, Character, Memeyori, Party, Visibility
+
+CHARACTER_MODELS = {"memeyori": Memeyori, "archon": Archon}
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def _visible_to(user):
+    """Objects a user may view: their own, and anyone's public ones."""
+    if user.is_authenticated:
+        return Q(visibility=Visibility.PUBLIC) | Q(owner=user)
+    return Q(visibility=Visibility.PUBLIC)
+
+
+def character_model(kind: str):
+    model = CHARACTER_MODELS.get(kind)
+    if model is None:
+        raise Http404
+    return model
+
+
+def get_character_for_viewer(request, kind: str, code):
+    """Reading a character: its owner, or anyone when it is public."""
+    model = character_model(kind)
+    return get_object_or_404(
+        model.objects.select_related("type", "owner").filter(_visible_to(request.user)), code=code
+    )
+
+
+def get_character_for_owner(request, kind: str, code):
+    """Changing a character: its owner only; everyone else gets the same 404."""
+    model = character_model(kind)
+    if not request.user.is_authenticated:
+        raise Http404
+    return get_object_or_404(model.objects.select_related("type"), code=code, owner=request.user)
+
+
+def get_card_for_owner(request, character: Character, code) -> Card:
+    """A card of a character the caller already owns (checked by get_character_for_owner)."""
+    return get_object_or_404(
+        Card.objects.select_related("type"), code=code, **{character.kind: character}
+    )
+
+
+def get_cards_for_owner(request, kind: str, code) -> list[Card]:
+    """The cards of a character the caller owns, or 404.
+
+    One query when the character has cards (the owner check rides along in the join);
+    a character with none falls back to get_character_for_owner for the 404.
+    """
+    character_model(kind)
+    if not request.user.is_authenticated:
+        raise Http404
+    cards = list(
+        Card.objects.filter(**{f"{kind}__code": code, f"{kind}__owner": request.user.pk})
+        .only("name", "category", "power", "unlock_rank", "type_id", "position")
+        .order_by("position", "id")
+    )
+    if not cards:
+        get_character_for_owner(request, kind, code)
+    return cards
+
+
+def get_party_for_viewer(request, code):
+    return get_object_or_404(
+        Party.objects.select_related("archon__type", "owner").filter(_visible_to(request.user)),
+        code=code,
+    )
+
+
+def get_party_for_owner(request, code):
+    if not request.user.is_authenticated:
+        raise Http404
+    return get_object_or_404(
+        Party.objects.select_related("archon__type"), code=code, owner=request.user
+    )

@@ -1,0 +1,162 @@
+"""The live builder: one form for Memeyori and Archons, and the stats endpoint htmx calls
+as the user types (R1-R5). Without JavaScript the same form posts and re-renders."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from .. import stats
+from ..forms import CHARACTER_FORMS, ReferenceDefenderForm, error_messages
+from ..services import character_save
+from . import live
+from .access import character_model, get_cards_for_owner, get_character_for_owner
+from .cards_editor import editor_context
+
+TEMPLATE = "cards/builder.html"
+KIND_LABELS = {"memeyori": "Memeyori", "archon": "Archon"}
+
+
+def _hints(form) -> list[dict]:
+    """Beside each attribute: its R1 scale label, or its error."""
+    names = [*(["rank"] if "rank" in form.fields else []), *stats.ATTRIBUTES]
+    cleaned = getattr(form, "cleaned_data", None)
+    rows = []
+    for name in names:
+        if form.is_bound and name in form.errors:
+            text, error = " ".join(form.errors[name]), True
+        elif name == "rank":
+            text, error = "At Rank 6 every attribute is +1.", False
+        else:
+            value = cleaned.get(name) if cleaned else form[name].value()
+            try:
+                text, error = stats.scale_label(int(value)), False
+            except (TypeError, ValueError):
+                text, error = "", False
+        rows.append({"name": name, "field": form[name], "text": text, "error": error})
+    return rows
+
+
+def live_context(*, form, reference, cards=None, chart=None, oob=False) -> dict:
+    """Everything the stats and odds panels show, from already-bound forms."""
+    context = {
+        "form": form,
+        "reference": reference,
+        "hints": _hints(form),
+        "oob": oob,
+        "errors": error_messages(form) if form.is_bound else [],
+    }
+    values = form.attribute_values()
+    if values is None:
+        return context
+    rank = values.pop("rank", None)
+    context["explained"] = stats.explain(**values, rank=rank or 1)
+    derived = stats.derive(**values, rank=rank or 1)
+    if not reference.is_valid():
+        return context
+    ref = reference.cleaned_data
+    context["ref"] = ref
+    context["attacks"] = live.attack_rows(derived, ref["vs_evasion"])
+    user_type = form.chosen_type()
+    context["saved"] = cards is not None
+    if cards is not None and user_type is not None:
+        context["card_rows"] = live.card_rows(
+            cards=cards,
+            derived=derived,
+            user_type=user_type,
+            rank=rank,
+            reference=ref,
+            chart=live.chart_against(ref["vs_type"]) if chart is None else chart,
+        )
+    return context
+
+
+def _page(request, *, kind, form, reference, character=None):
+    cards = list(character.cards.all()) if character is not None else None
+    context = live_context(form=form, reference=reference, cards=cards)
+    context.update(
+        kind=kind,
+        kind_label=KIND_LABELS[kind],
+        character=character,
+        stats_url=(
+            reverse("character_stats", kwargs={"kind": kind, "code": character.code})
+            if character
+            else reverse("builder_stats", kwargs={"kind": kind})
+        ),
+    )
+    if character is not None:
+        context.update(editor_context(character))
+    return render(request, TEMPLATE, context)
+
+
+def _save_or_render(request, *, kind, instance, character=None):
+    form = CHARACTER_FORMS[kind](request.POST, request.FILES, instance=instance)
+    reference = ReferenceDefenderForm(request.POST)
+    if "preview" in request.POST or not form.is_valid():
+        return _page(request, kind=kind, form=form, reference=reference, character=character)
+    saved = character_save(
+        character=form.save(commit=False), portrait=form.cleaned_data.get("portrait")
+    )
+    messages.success(request, f"Saved {saved.name}.")
+    return redirect("character_edit", kind=kind, code=saved.code)
+
+
+@require_http_methods(["GET", "POST"])
+def builder_new(request, kind):
+    """Anyone may try the builder; saving needs an account."""
+    model = character_model(kind)
+    if request.method == "POST" and "preview" not in request.POST:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        return _save_or_render(request, kind=kind, instance=model(owner=request.user))
+    if request.method == "POST":
+        return _save_or_render(request, kind=kind, instance=model())
+    return _page(
+        request,
+        kind=kind,
+        form=CHARACTER_FORMS[kind](),
+        reference=ReferenceDefenderForm({}),
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def character_edit(request, kind, code):
+    character = get_character_for_owner(request, kind, code)
+    if request.method == "POST":
+        return _save_or_render(request, kind=kind, instance=character, character=character)
+    return _page(
+        request,
+        kind=kind,
+        form=CHARACTER_FORMS[kind](instance=character),
+        reference=ReferenceDefenderForm({}),
+        character=character,
+    )
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def builder_stats(request, kind, code=None):
+    """The stats and odds panels for what is typed so far; saves nothing.
+
+    Called on every keystroke (after a short delay), so it reads only what it shows: the
+    character's cards when it has been saved, the Type rows the form checks, and the
+    chart column of the reference defender's Type.
+    """
+    character_model(kind)
+    cards = get_cards_for_owner(request, kind, code) if code else None
+    form = CHARACTER_FORMS[kind](request.GET)
+    form.live = True
+    reference = ReferenceDefenderForm(request.GET)
+    types, chart = live.types_and_chart(request.GET.get("vs_type", ""))
+    form.fields["type"].use_types(types)
+    reference.fields["vs_type"].use_types(types)
+    context = live_context(
+        form=form, reference=reference, cards=cards, chart=chart, oob=bool(request.htmx)
+    )
+    context.update(kind=kind, code=code)
+    name = TEMPLATE + "#live-panels" if request.htmx else "cards/live_page.html"
+    return render(request, name, context)

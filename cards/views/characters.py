@@ -1,0 +1,92 @@
+"""Home, character pages, the owner's list, duplicate and delete."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from .. import stats
+from ..forms import SearchForm
+from ..models import Archon, Memeyori, Visibility
+from ..services import character_delete, character_duplicate
+from .access import get_character_for_owner, get_character_for_viewer
+
+
+@require_GET
+def home(request):
+    recent = Memeyori.objects.filter(visibility=Visibility.PUBLIC).select_related("type", "owner")
+    return render(request, "cards/home.html", {"recent": recent.order_by("-created")[:12]})
+
+
+@require_GET
+def character_page(request, kind, code):
+    character = get_character_for_viewer(request, kind, code)
+    cards = character.cards.select_related("type")
+    return render(
+        request,
+        "cards/character.html",
+        {
+            "character": character,
+            "cards": cards,
+            "is_owner": character.owner_id == request.user.id,
+            "attributes": [
+                {
+                    "label": stats.ATTRIBUTE_LABELS[name],
+                    "value": value,
+                    "scale": stats.scale_label(value),
+                }
+                for name, value in character.attributes().items()
+            ],
+        },
+    )
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+@login_required
+def my_characters(request):
+    """The owner's Memeyori and Archons, searched by name and filtered by Type."""
+    form = SearchForm(request.GET)
+    lists = {"memeyori": Memeyori.objects.none(), "archons": Archon.objects.none()}
+    if form.is_valid():
+        for key, model in (("memeyori", Memeyori), ("archons", Archon)):
+            rows = model.objects.filter(owner=request.user).select_related("type")
+            if q := form.cleaned_data["q"]:
+                rows = rows.filter(name__icontains=q)
+            if t := form.cleaned_data["type"]:
+                rows = rows.filter(type=t)
+            lists[key] = rows
+    template = "cards/my_characters.html"
+    if request.htmx:
+        template += "#results"
+    return render(request, template, {"form": form, **lists})
+
+
+@require_POST
+@login_required
+def character_copy(request, kind, code):
+    original = get_character_for_owner(request, kind, code)
+    copy = character_duplicate(character=original, owner=request.user)
+    messages.success(request, f"Duplicated {original.name} as {copy.name}.")
+    return redirect("character_edit", kind=kind, code=copy.code)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def character_remove(request, kind, code):
+    """GET asks for confirmation; only a POST deletes."""
+    character = get_character_for_owner(request, kind, code)
+    if request.method == "GET":
+        parties = character.parties.all() if kind == "archon" else None
+        if kind == "memeyori":
+            parties = [slot.party for slot in character.slots.select_related("party")]
+        return render(
+            request,
+            "cards/character_confirm_delete.html",
+            {"character": character, "parties": parties},
+        )
+    name = character.name
+    character_delete(character=character)
+    messages.success(request, f"Deleted {name}.")
+    return redirect("my_characters")

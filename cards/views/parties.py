@@ -1,0 +1,100 @@
+"""Parties (R8): pick an Archon and up to six Memeyori, spend DP, see the totals live."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from ..forms import PartyForm, error_messages
+from ..models import Party
+from ..services import party_delete, party_save
+from .access import get_party_for_owner, get_party_for_viewer
+
+TEMPLATE = "cards/party_form.html"
+
+
+@require_GET
+def party_page(request, code):
+    party = get_party_for_viewer(request, code)
+    return render(
+        request,
+        "cards/party.html",
+        {
+            "party": party,
+            "memeyori": party.memeyori_in_order(),
+            "is_owner": party.owner_id == request.user.id,
+        },
+    )
+
+
+@require_GET
+@login_required
+def party_list(request):
+    parties = Party.objects.filter(owner=request.user).select_related("archon")
+    return render(request, "cards/party_list.html", {"parties": parties})
+
+
+def _form_page(request, form, party=None):
+    if form.is_bound:
+        form.is_valid()
+    return render(
+        request,
+        TEMPLATE,
+        {
+            "form": form,
+            "party": party,
+            "totals": form.totals() if form.is_bound else None,
+            "errors": error_messages(form) if form.is_bound else [],
+        },
+    )
+
+
+def _save(request, form):
+    if "preview" in request.POST or not form.is_valid():
+        return _form_page(request, form, form.instance if form.instance.pk else None)
+    party = party_save(party=form.save(commit=False), memeyori=form.chosen_memeyori())
+    messages.success(request, f"Saved {party.name}.")
+    return redirect("party_edit", code=party.code)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def party_new(request):
+    if request.method == "POST":
+        return _save(request, PartyForm(request.POST, owner=request.user))
+    return _form_page(request, PartyForm(owner=request.user))
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def party_edit(request, code):
+    party = get_party_for_owner(request, code)
+    if request.method == "POST":
+        return _save(request, PartyForm(request.POST, instance=party, owner=request.user))
+    form = PartyForm(instance=party, owner=request.user)
+    return render(request, TEMPLATE, {"form": form, "party": party, "totals": party.totals})
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+@login_required
+def party_totals(request):
+    """SP, MP, Draw and the R8 refusals for what is chosen so far; saves nothing."""
+    form = PartyForm(request.GET, owner=request.user)
+    form.is_valid()
+    context = {"form": form, "totals": form.totals(), "errors": error_messages(form)}
+    template = TEMPLATE + "#totals" if request.htmx else TEMPLATE
+    return render(request, template, context)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def party_remove(request, code):
+    party = get_party_for_owner(request, code)
+    if request.method == "GET":
+        return render(request, "cards/party_confirm_delete.html", {"party": party})
+    name = party.name
+    party_delete(party=party)
+    messages.success(request, f"Deleted {name}.")
+    return redirect("party_list")
