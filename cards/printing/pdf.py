@@ -1,0 +1,231 @@
+"""The sandboxed WeasyPrint render: our own URL fetcher, a worker process, a time limit.
+
+Pure Python (no Django import), because it runs in a separate worker process.
+
+Choices (the issue left them open):
+- URLs. Templates refer to assets as `/static/...` and `/media/...`, resolved against
+  ASSET_BASE, an https origin under the reserved `.invalid` TLD (RFC 2606) that can never
+  resolve. `AssetFetcher` serves exactly that origin's /static/ and /media/ paths from
+  files on disk, after refusing `..`, backslashes, NUL and anything that resolves outside
+  its root, and only for a short list of file types. Every other URL is refused: other
+  https/http hosts, `file:`, `data:` (our templates never need it, and it would let user
+  text smuggle content in if escaping ever failed), `ftp:` and every other scheme. It
+  never touches the network, so no redirect can be followed.
+- Time. Each render runs in a worker process (`multiprocessing`, spawn) from a small pool;
+  the caller waits at most `timeout` seconds, then the pool is terminated (the process is
+  killed, unlike a thread) and `RenderTimeout` is raised. The warm worker keeps WeasyPrint
+  and the fonts loaded, so only the first render pays for starting it.
+"""
+
+import io
+import multiprocessing
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from . import fit
+
+ASSET_HOST = "assets.memeyori.invalid"
+ASSET_BASE = f"https://{ASSET_HOST}/"
+CONTENT_TYPES = {
+    ".css": "text/css",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".webp": "image/webp",
+    ".ttf": "font/ttf",
+    ".woff2": "font/woff2",
+}
+MAX_ASSET_BYTES = 20 * 1024 * 1024
+MAX_FIT_PASSES = 4
+
+
+class RenderTimeout(Exception):
+    """The render took longer than its time limit and was stopped."""
+
+
+class RefusedURL(ValueError):
+    pass
+
+
+def _make_fetcher_class():
+    # WeasyPrint is imported lazily so that importing this module stays cheap.
+    from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+    class AssetFetcher(URLFetcher):
+        """Serves only our own static and media files; refuses everything else."""
+
+        def __init__(self, roots: dict[str, list[str]]):
+            super().__init__(allow_redirects=False, fail_on_errors=False)
+            self.roots = {
+                prefix: [Path(r).resolve() for r in dirs] for prefix, dirs in roots.items()
+            }
+            self.requested: list[str] = []
+            self.refused: list[str] = []
+
+        def fetch(self, url, headers=None):
+            self.requested.append(url)
+            try:
+                path = self.resolve(url)
+            except RefusedURL:
+                self.refused.append(url)
+                raise
+            return URLFetcherResponse(
+                url,
+                body=path.read_bytes(),
+                headers={"Content-Type": CONTENT_TYPES[path.suffix.lower()]},
+            )
+
+        def resolve(self, url: str) -> Path:
+            parts = urlsplit(url)
+            if parts.scheme != "https" or parts.netloc != ASSET_HOST:
+                raise RefusedURL(f"only the site's own static and media files load: {url[:80]!r}")
+            if parts.query or parts.fragment:
+                raise RefusedURL("asset URLs carry no query or fragment")
+            raw = unquote(parts.path)
+            if "\\" in raw or "\x00" in raw:
+                raise RefusedURL("bad characters in asset path")
+            for prefix, dirs in self.roots.items():
+                if not raw.startswith(prefix):
+                    continue
+                relative = PurePosixPath(raw[len(prefix) :])
+                if relative.is_absolute() or any(p in ("..", ".") for p in relative.parts):
+                    raise RefusedURL("no path traversal in asset URLs")
+                if relative.suffix.lower() not in CONTENT_TYPES:
+                    raise RefusedURL(f"file type not served to the renderer: {relative.suffix}")
+                for root in dirs:
+                    candidate = (root / relative).resolve()
+                    if (
+                        candidate.is_relative_to(root)
+                        and candidate.is_file()
+                        and candidate.stat().st_size <= MAX_ASSET_BYTES
+                    ):
+                        return candidate
+                raise RefusedURL(f"no such asset: {raw[:80]!r}")
+            raise RefusedURL(f"not a static or media path: {raw[:80]!r}")
+
+    return AssetFetcher
+
+
+_fetcher_class = None
+
+
+def asset_fetcher(roots: dict[str, list[str]]):
+    global _fetcher_class
+    if _fetcher_class is None:
+        _fetcher_class = _make_fetcher_class()
+    return _fetcher_class(roots)
+
+
+@dataclass
+class RenderJob:
+    html: str
+    # {"/static/": [dirs], "/media/": [dir]}: where AssetFetcher may read.
+    roots: dict[str, list[str]]
+    # zone id -> (kind, first step); see fit.py.
+    zones: dict[int, tuple[str, int]] = field(default_factory=dict)
+    # Also return the first page as a PNG at this many dots per inch.
+    png_dpi: int | None = None
+    png_only: bool = False
+
+
+@dataclass
+class RenderResult:
+    pdf: bytes
+    pages: int
+    steps: dict[int, int]
+    cut: list[int]
+    png: bytes | None
+    requested: list[str]
+    refused: list[str]
+    passes: int
+
+
+def render_job(job: RenderJob) -> RenderResult:
+    """Lay out, re-fit overflowing zones, write the PDF (and a PNG of page one)."""
+    from weasyprint import HTML
+
+    fetcher = asset_fetcher(job.roots)
+    steps = {zone: step for zone, (_kind, step) in job.zones.items()}
+    cut: set[int] = set()
+    html = fit.apply_steps(job.html, steps, cut)
+    passes = 0
+    while True:
+        passes += 1
+        document = HTML(string=html, base_url=ASSET_BASE, url_fetcher=fetcher).render()
+        over = fit.overflowing_zones(document)
+        changed = False
+        for zone, ratio in over.items():
+            kind = job.zones[zone][0] if zone in job.zones else None
+            if kind is None:
+                continue
+            last = len(fit.STEPS[kind]) - 1
+            if steps[zone] < last:
+                steps[zone] = fit.next_step(kind, steps[zone], ratio)
+                changed = True
+            elif zone not in cut:
+                cut.add(zone)
+                changed = True
+        if not changed or passes >= MAX_FIT_PASSES:
+            # A zone still too big after the last pass is reported as cut, never hidden.
+            cut.update(z for z in over if z in job.zones)
+            break
+        html = fit.apply_steps(job.html, steps, cut)
+    pdf = b"" if job.png_only else document.write_pdf()
+    png = None
+    if job.png_dpi:
+        png = _first_page_png(pdf or document.write_pdf(), job.png_dpi)
+    return RenderResult(
+        pdf=pdf,
+        pages=len(document.pages),
+        steps=steps,
+        cut=sorted(cut),
+        png=png,
+        requested=list(fetcher.requested),
+        refused=list(fetcher.refused),
+        passes=passes,
+    )
+
+
+def _first_page_png(pdf: bytes, dpi: int) -> bytes:
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        image = document[0].render(scale=dpi / 72).to_pil()
+    finally:
+        document.close()
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=False)
+    return out.getvalue()
+
+
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def _get_pool(workers: int):
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = multiprocessing.get_context("spawn").Pool(processes=workers)
+        return _pool
+
+
+def _drop_pool() -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is not None:
+            _pool.terminate()
+            _pool = None
+
+
+def run(job: RenderJob, *, timeout: float, workers: int = 1) -> RenderResult:
+    """Render in the worker pool; stop it and raise RenderTimeout after `timeout` seconds."""
+    pending = _get_pool(workers).apply_async(render_job, (job,))
+    try:
+        return pending.get(timeout)
+    except multiprocessing.TimeoutError:
+        _drop_pool()
+        raise RenderTimeout(f"rendering took longer than {timeout:g} s and was stopped") from None

@@ -1,0 +1,166 @@
+"""From faces to a PDF: templates, generated geometry CSS, the sandboxed render, preflight."""
+
+import re
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from cards.models import Type
+
+from . import fit, layout, pdf
+from .deck import Face, number_zones
+
+# A bound on one document, so one request cannot ask for an endless render (27 sheets).
+MAX_FACES = 240
+HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
+
+
+class TooManyCards(ValueError):
+    pass
+
+
+@dataclass
+class PrintResult:
+    pdf: bytes
+    png: bytes | None
+    pages: int
+    preflight: list[str] = field(default_factory=list)  # what could not fit: cut text
+    shrunk: list[str] = field(default_factory=list)  # what was made smaller to fit
+    requested: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def _mm(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _type_css() -> str:
+    # The same classes as /types.css, re-checked because they go into a <style> block.
+    return "\n".join(
+        f".type-{t.slug} {{ --type-colour: {t.colour}; }}"
+        for t in Type.objects.only("slug", "colour")
+        if HEX_COLOUR.match(t.colour) and SLUG.match(t.slug)
+    )
+
+
+def _roots() -> dict[str, list[str]]:
+    static = [str(d) for d in settings.STATICFILES_DIRS] + [str(settings.STATIC_ROOT)]
+    return {
+        "/" + settings.STATIC_URL.strip("/") + "/": static,
+        "/" + settings.MEDIA_URL.strip("/") + "/": [str(settings.MEDIA_ROOT)],
+    }
+
+
+@dataclass
+class Slot:
+    index: int
+    face: Face
+
+
+@dataclass
+class Page:
+    slots: list[Slot]
+
+
+BACK = Face("back")
+
+
+def build_document(
+    faces: list[Face], *, sheet: layout.SheetLayout, backs: bool, bleed: bool, title: str
+) -> tuple[str, dict[int, tuple[str, int]]]:
+    """The HTML for WeasyPrint, and the text zones to fit."""
+    zones = number_zones(faces)
+    pages: list[Page] = []
+    if bleed:
+        page_w, page_h = layout.CARD_W, layout.CARD_H
+        for face in faces:
+            pages.append(Page([Slot(0, face)]))
+            if backs:
+                pages.append(Page([Slot(0, BACK)]))
+        page_css = [
+            f"@page {{ size: {_mm(page_w)}mm {_mm(page_h)}mm; margin: 0; "
+            f"bleed: {_mm(layout.BLEED)}mm; marks: crop; }}",
+            f".sheet {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; overflow: visible; }}",
+            f".slot-0 {{ left: -{_mm(layout.BLEED)}mm; top: -{_mm(layout.BLEED)}mm; "
+            f"padding: {_mm(layout.BLEED)}mm; background: var(--type-colour); }}",
+            ".slot-0.type-back { background: #1d1b22; }",
+        ]
+        marks = []
+    else:
+        page_w, page_h = sheet.page_w, sheet.page_h
+        per_page = len(sheet.slots)
+        for chunk in layout.pages(faces, per_page):
+            pages.append(Page([Slot(i, face) for i, face in enumerate(chunk)]))
+            if backs:
+                pages.append(Page([Slot(sheet.mirrored_slot(i), BACK) for i in range(len(chunk))]))
+        page_css = [
+            f"@page {{ size: {_mm(page_w)}mm {_mm(page_h)}mm; margin: 0; }}",
+            f".sheet {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; }}",
+            *(
+                f".slot-{i} {{ left: {_mm(r.x)}mm; top: {_mm(r.y)}mm; }}"
+                for i, r in enumerate(sheet.slots)
+            ),
+        ]
+        marks = [
+            {"x1": _mm(m.x1), "y1": _mm(m.y1), "x2": _mm(m.x2), "y2": _mm(m.y2)}
+            for m in sheet.marks
+        ]
+    html = render_to_string(
+        "print/sheet.html",
+        {
+            "title": title,
+            "pages": pages,
+            "marks": marks,
+            "page_w": _mm(page_w),
+            "page_h": _mm(page_h),
+            "bleed": bleed,
+            "page_css": "\n".join([*page_css, _type_css()]),
+            "static_prefix": settings.STATIC_URL.strip("/") + "/",
+        },
+    )
+    return html, zones
+
+
+def render_faces(
+    faces: list[Face],
+    *,
+    sheet: layout.SheetLayout,
+    backs: bool = False,
+    bleed: bool = False,
+    title: str = "Memeyori cards",
+    png_dpi: int | None = None,
+    png_only: bool = False,
+) -> PrintResult:
+    if len(faces) > MAX_FACES:
+        raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
+    html, zones = build_document(faces, sheet=sheet, backs=backs, bleed=bleed, title=title)
+    job = pdf.RenderJob(html=html, roots=_roots(), zones=zones, png_dpi=png_dpi, png_only=png_only)
+    result = pdf.run(job, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30))
+    by_zone = {f.zone: f for f in faces if f.kind != "back"}
+    preflight = [
+        f"{by_zone[z].title}: its text does not fit even at "
+        f"{fit.STEPS[by_zone[z].kind][-1]:g} pt; the card says where it is cut."
+        for z in result.cut
+    ]
+    shrunk = [
+        f"{by_zone[z].title}: text set at {fit.STEPS[by_zone[z].kind][step]:g} pt to fit."
+        for z, step in sorted(result.steps.items())
+        if step > 0 and z not in result.cut
+    ]
+    media = pdf.ASSET_BASE + settings.MEDIA_URL.strip("/") + "/"
+    preflight += [
+        f"A portrait file is missing and was left out: {url.removeprefix(media)}"
+        for url in result.refused
+        if url.startswith(media)
+    ]
+    return PrintResult(
+        pdf=result.pdf,
+        png=result.png,
+        pages=result.pages,
+        preflight=preflight,
+        shrunk=shrunk,
+        requested=result.requested,
+        refused=result.refused,
+    )
