@@ -17,6 +17,7 @@ Choices (the issue left them open):
   and the fonts loaded, so only the first render pays for starting it.
 """
 
+import atexit
 import io
 import multiprocessing
 import threading
@@ -175,7 +176,8 @@ def render_job(job: RenderJob) -> RenderResult:
     pdf = b"" if job.png_only else document.write_pdf()
     png = None
     if job.png_dpi:
-        png = _first_page_png(pdf or document.write_pdf(), job.png_dpi)
+        # Only page one is drawn for the picture when no PDF is wanted.
+        png = _first_page_png(pdf or document.copy(document.pages[:1]).write_pdf(), job.png_dpi)
     return RenderResult(
         pdf=pdf,
         pages=len(document.pages),
@@ -210,6 +212,7 @@ def _get_pool(workers: int):
     with _pool_lock:
         if _pool is None:
             _pool = multiprocessing.get_context("spawn").Pool(processes=workers)
+            atexit.register(_drop_pool)
         return _pool
 
 

@@ -36,10 +36,16 @@ def _mm(value: float) -> str:
     return f"{value:.3f}"
 
 
+def _tint(colour: str, amount: float = 0.25) -> str:
+    """The colour mixed with white: a flat tint prints faster than an opacity layer."""
+    rgb = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(255 - (255 - c) * amount):02x}" for c in rgb)
+
+
 def _type_css() -> str:
-    # The same classes as /types.css, re-checked because they go into a <style> block.
+    # The same classes as /types.css plus a tint, re-checked because they go into <style>.
     return "\n".join(
-        f".type-{t.slug} {{ --type-colour: {t.colour}; }}"
+        f".type-{t.slug} {{ --type-colour: {t.colour}; --type-tint: {_tint(t.colour)}; }}"
         for t in Type.objects.only("slug", "colour")
         if HEX_COLOUR.match(t.colour) and SLUG.match(t.slug)
     )
