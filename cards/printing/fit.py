@@ -87,7 +87,7 @@ def overflowing_zones(document) -> dict[int, float]:
     """
     found = {}
     for page in document.pages:
-        for box in page._page_box.descendants():
+        for box in page._page_box.descendants(placeholders=True):
             element = getattr(box, "element", None)
             if element is None or box.element_tag != "div":
                 continue
