@@ -27,9 +27,10 @@ def test_it_prints_a_hostile_name_as_text_and_fetches_nothing(alice, types):
     text = PdfReader(io.BytesIO(result.pdf)).pages[0].extract_text().replace("\x00", "")
     assert 'src="file:///etc/passwd"' in text and "<style>*{display:none}</style>" in text
     assert '<link rel="stylesheet" href="http://x">' in text
-    # Only our two stylesheets were asked for; nothing was refused because nothing else
-    # was even requested: the markup was text.
+    # Only our cut marks and two stylesheets were asked for; nothing was refused because
+    # nothing else was even requested: the markup was text.
     assert sorted(result.requested) == [
+        pdf.ASSET_BASE + "generated/marks.svg",
         pdf.ASSET_BASE + "static/css/card.css",
         pdf.ASSET_BASE + "static/css/print.css",
     ]
@@ -70,6 +71,8 @@ def test_unescaped_markup_would_still_be_refused_by_the_fetcher(tmp_path):
         pdf.ASSET_BASE + "media/portraits/missing.jpg",
         pdf.ASSET_BASE + "etc/passwd",
         pdf.ASSET_BASE + "static/../../../../etc/passwd.css",
+        pdf.ASSET_BASE + "generated/other.svg",
+        pdf.ASSET_BASE + "media/portraits/evil.svg",
     ],
 )
 def test_the_fetcher_refuses(fetcher, url):

@@ -1,5 +1,6 @@
 """What goes on the cards: faces (Mastercard, move card, back) built from the models."""
 
+import math
 from dataclasses import dataclass, field
 
 from cards import stats
@@ -80,10 +81,11 @@ class Face:
     def paragraphs(self) -> tuple[str, ...]:
         """The zone's text, roughly as it wraps, for fit.estimate_step."""
         if self.kind == "master":
-            rows = ["Card Cat. MP Pow Rank"]
+            # A card's row wraps within its name column (23.5 of the zone's 55 mm), so its
+            # name counts as that much wider.
+            rows = ["Card Category MP Power R"]
             rows += [
-                f"{c.type.symbol} {c.name} {'Quick ' if c.quick else ''}Physical 10 99/99/99 R1"
-                for c in self.cards
+                "x" * math.ceil((len(c.name) + 2 + 6 * c.quick) * 55 / 23.5) for c in self.cards
             ]
             if self.character.flavour:
                 rows += self.character.flavour.splitlines()

@@ -29,6 +29,8 @@ from . import fit
 
 ASSET_HOST = "assets.memeyori.invalid"
 ASSET_BASE = f"https://{ASSET_HOST}/"
+# Images made for one render (the cut marks), served from memory under this path.
+GENERATED = "generated/"
 CONTENT_TYPES = {
     ".css": "text/css",
     ".png": "image/png",
@@ -37,6 +39,7 @@ CONTENT_TYPES = {
     ".webp": "image/webp",
     ".ttf": "font/ttf",
     ".woff2": "font/woff2",
+    ".svg": "image/svg+xml",
 }
 MAX_ASSET_BYTES = 20 * 1024 * 1024
 MAX_FIT_PASSES = 4
@@ -57,8 +60,9 @@ def _make_fetcher_class():
     class AssetFetcher(URLFetcher):
         """Serves only our own static and media files; refuses everything else."""
 
-        def __init__(self, roots: dict[str, list[str]]):
+        def __init__(self, roots: dict[str, list[str]], generated: dict[str, bytes] | None = None):
             super().__init__(allow_redirects=False, fail_on_errors=False)
+            self.generated = dict(generated or {})
             self.roots = {
                 prefix: [Path(r).resolve() for r in dirs] for prefix, dirs in roots.items()
             }
@@ -67,6 +71,11 @@ def _make_fetcher_class():
 
         def fetch(self, url, headers=None):
             self.requested.append(url)
+            name = url.removeprefix(ASSET_BASE + GENERATED)
+            if name != url and name in self.generated:
+                return URLFetcherResponse(
+                    url, body=self.generated[name], headers={"Content-Type": "image/svg+xml"}
+                )
             try:
                 path = self.resolve(url)
             except RefusedURL:
@@ -93,7 +102,11 @@ def _make_fetcher_class():
                 relative = PurePosixPath(raw[len(prefix) :])
                 if relative.is_absolute() or any(p in ("..", ".") for p in relative.parts):
                     raise RefusedURL("no path traversal in asset URLs")
-                if relative.suffix.lower() not in CONTENT_TYPES:
+                # SVG only ever comes from `generated`: a stored SVG could point elsewhere.
+                if (
+                    relative.suffix.lower() not in CONTENT_TYPES
+                    or relative.suffix.lower() == ".svg"
+                ):
                     raise RefusedURL(f"file type not served to the renderer: {relative.suffix}")
                 for root in dirs:
                     candidate = (root / relative).resolve()
@@ -112,11 +125,11 @@ def _make_fetcher_class():
 _fetcher_class = None
 
 
-def asset_fetcher(roots: dict[str, list[str]]):
+def asset_fetcher(roots: dict[str, list[str]], generated: dict[str, bytes] | None = None):
     global _fetcher_class
     if _fetcher_class is None:
         _fetcher_class = _make_fetcher_class()
-    return _fetcher_class(roots)
+    return _fetcher_class(roots, generated)
 
 
 @dataclass
@@ -126,6 +139,8 @@ class RenderJob:
     roots: dict[str, list[str]]
     # zone id -> (kind, first step); see fit.py.
     zones: dict[int, tuple[str, int]] = field(default_factory=dict)
+    # Files made for this render only, by name under ASSET_BASE + GENERATED.
+    generated: dict[str, bytes] = field(default_factory=dict)
     # Also return the first page as a PNG at this many dots per inch.
     png_dpi: int | None = None
     png_only: bool = False
@@ -147,7 +162,7 @@ def render_job(job: RenderJob) -> RenderResult:
     """Lay out, re-fit overflowing zones, write the PDF (and a PNG of page one)."""
     from weasyprint import HTML
 
-    fetcher = asset_fetcher(job.roots)
+    fetcher = asset_fetcher(job.roots, job.generated)
     steps = {zone: step for zone, (_kind, step) in job.zones.items()}
     cut: set[int] = set()
     html = fit.apply_steps(job.html, steps, cut)

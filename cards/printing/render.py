@@ -75,8 +75,8 @@ BACK = Face("back")
 
 def build_document(
     faces: list[Face], *, sheet: layout.SheetLayout, backs: bool, bleed: bool, title: str
-) -> tuple[str, dict[int, tuple[str, int]]]:
-    """The HTML for WeasyPrint, and the text zones to fit."""
+) -> tuple[str, dict[int, tuple[str, int]], dict[str, bytes]]:
+    """The HTML for WeasyPrint, the text zones to fit and the generated images it uses."""
     zones = number_zones(faces)
     pages: list[Page] = []
     if bleed:
@@ -109,16 +109,14 @@ def build_document(
                 for i, r in enumerate(sheet.slots)
             ),
         ]
-        marks = [
-            {"x1": _mm(m.x1), "y1": _mm(m.y1), "x2": _mm(m.x2), "y2": _mm(m.y2)}
-            for m in sheet.marks
-        ]
+        page_css.append(f".marks {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; }}")
+        marks = sheet.marks
     html = render_to_string(
         "print/sheet.html",
         {
             "title": title,
             "pages": pages,
-            "marks": marks,
+            "marks_url": f"/{pdf.GENERATED}marks.svg" if marks else "",
             "page_w": _mm(page_w),
             "page_h": _mm(page_h),
             "bleed": bleed,
@@ -126,7 +124,21 @@ def build_document(
             "static_prefix": settings.STATIC_URL.strip("/") + "/",
         },
     )
-    return html, zones
+    generated = {"marks.svg": marks_svg(page_w, page_h, marks)} if marks else {}
+    return html, zones, generated
+
+
+def marks_svg(page_w: float, page_h: float, marks) -> bytes:
+    """The cut marks as one SVG image: parsed once per render however many pages use it."""
+    lines = "".join(
+        f'<line x1="{_mm(m.x1)}" y1="{_mm(m.y1)}" x2="{_mm(m.x2)}" y2="{_mm(m.y2)}"/>'
+        for m in marks
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_mm(page_w)}mm" '
+        f'height="{_mm(page_h)}mm" viewBox="0 0 {_mm(page_w)} {_mm(page_h)}">'
+        f'<g stroke="#000" stroke-width="0.15" fill="none">{lines}</g></svg>'
+    ).encode()
 
 
 def render_faces(
@@ -141,8 +153,17 @@ def render_faces(
 ) -> PrintResult:
     if len(faces) > MAX_FACES:
         raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
-    html, zones = build_document(faces, sheet=sheet, backs=backs, bleed=bleed, title=title)
-    job = pdf.RenderJob(html=html, roots=_roots(), zones=zones, png_dpi=png_dpi, png_only=png_only)
+    html, zones, generated = build_document(
+        faces, sheet=sheet, backs=backs, bleed=bleed, title=title
+    )
+    job = pdf.RenderJob(
+        html=html,
+        roots=_roots(),
+        zones=zones,
+        generated=generated,
+        png_dpi=png_dpi,
+        png_only=png_only,
+    )
     result = pdf.run(job, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30))
     by_zone = {f.zone: f for f in faces if f.kind != "back"}
     preflight = [
