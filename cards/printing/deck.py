@@ -1,6 +1,5 @@
 """What goes on the cards: faces (Mastercard, move card, back) built from the models."""
 
-import math
 from dataclasses import dataclass, field
 
 from cards import stats
@@ -81,11 +80,12 @@ class Face:
     def paragraphs(self) -> tuple[str, ...]:
         """The zone's text, roughly as it wraps, for fit.estimate_step."""
         if self.kind == "master":
-            # A card's row wraps within its name column (23.5 of the zone's 55 mm), so its
-            # name counts as that much wider.
-            rows = ["Card Category MP Power R"]
-            rows += [
-                "x" * math.ceil((len(c.name) + 2 + 6 * c.quick) * 55 / 23.5) for c in self.cards
+            rows = [
+                f"* {c.name} · {c.category} · {c.mp_cost} MP · Power {c.power}"
+                + (f" (T2 {c.tier2_power}" if c.tier2_power is not None else "")
+                + (f", T3 {c.tier3_power})" if c.tier3_power is not None else "")
+                + f" · Rank {c.unlock_rank}{' · Quick' if c.quick else ''}"
+                for c in self.cards
             ]
             if self.character.flavour:
                 rows += self.character.flavour.splitlines()
