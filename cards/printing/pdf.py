@@ -220,30 +220,39 @@ def _first_page_png(pdf: bytes, dpi: int) -> bytes:
 
 _pool = None
 _pool_lock = threading.Lock()
+# A worker is replaced after this many renders, so memory WeasyPrint keeps never piles up.
+TASKS_PER_WORKER = 50
 
 
 def _get_pool(workers: int):
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = multiprocessing.get_context("spawn").Pool(processes=workers)
-            atexit.register(_drop_pool)
+            _pool = multiprocessing.get_context("spawn").Pool(
+                processes=workers, maxtasksperchild=TASKS_PER_WORKER
+            )
         return _pool
 
 
-def _drop_pool() -> None:
+def _drop_pool(pool=None) -> None:
+    """Kill the workers (all of them: a Pool cannot stop one task). With `pool`, only if
+    it is still the current one, so a late timeout never kills a fresh pool."""
     global _pool
     with _pool_lock:
-        if _pool is not None:
+        if _pool is not None and (pool is None or pool is _pool):
             _pool.terminate()
             _pool = None
 
 
-def run(job: RenderJob, *, timeout: float, workers: int = 1) -> RenderResult:
+atexit.register(_drop_pool)
+
+
+def run(job: RenderJob, *, timeout: float, workers: int = 2) -> RenderResult:
     """Render in the worker pool; stop it and raise RenderTimeout after `timeout` seconds."""
-    pending = _get_pool(workers).apply_async(render_job, (job,))
+    pool = _get_pool(workers)
+    pending = pool.apply_async(render_job, (job,))
     try:
         return pending.get(timeout)
     except multiprocessing.TimeoutError:
-        _drop_pool()
+        _drop_pool(pool)
         raise RenderTimeout(f"rendering took longer than {timeout:g} s and was stopped") from None

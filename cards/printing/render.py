@@ -162,7 +162,11 @@ def render_faces(
         png_dpi=png_dpi,
         png_only=png_only,
     )
-    result = pdf.run(job, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30))
+    result = pdf.run(
+        job,
+        timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30),
+        workers=getattr(settings, "PRINT_RENDER_WORKERS", 2),
+    )
     by_zone = {f.zone: f for f in faces if f.kind != "back"}
     preflight = [
         f"{by_zone[z].title}: its text does not fit even at "
