@@ -115,10 +115,10 @@ def party_characters(party: Party) -> list[Character]:
     return members + party.memeyori_in_order()
 
 
-def number_zones(faces: list[Face]) -> dict[int, tuple[str, int]]:
+def number_zones(faces: list[Face], first: int = 1) -> dict[int, tuple[str, int]]:
     """Give every text zone an id and a first step; returns what the render job needs."""
     zones = {}
-    for number, face in enumerate((f for f in faces if f.kind != "back"), start=1):
+    for number, face in enumerate((f for f in faces if f.kind != "back"), start=first):
         face.zone = number
         face.step = fit.estimate_step(face.kind, face.paragraphs())
         zones[number] = (face.kind, face.step)

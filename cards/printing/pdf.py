@@ -21,6 +21,7 @@ import atexit
 import io
 import multiprocessing
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
@@ -224,12 +225,19 @@ _pool_lock = threading.Lock()
 TASKS_PER_WORKER = 50
 
 
+def _warm_up() -> None:
+    """Load WeasyPrint and the fonts when a worker starts, not in a user's first render."""
+    from weasyprint import HTML
+
+    HTML(string="<p>warm</p>").render()
+
+
 def _get_pool(workers: int):
     global _pool
     with _pool_lock:
         if _pool is None:
             _pool = multiprocessing.get_context("spawn").Pool(
-                processes=workers, maxtasksperchild=TASKS_PER_WORKER
+                processes=workers, initializer=_warm_up, maxtasksperchild=TASKS_PER_WORKER
             )
         return _pool
 
@@ -249,10 +257,35 @@ atexit.register(_drop_pool)
 
 def run(job: RenderJob, *, timeout: float, workers: int = 2) -> RenderResult:
     """Render in the worker pool; stop it and raise RenderTimeout after `timeout` seconds."""
+    return run_many([job], timeout=timeout, workers=workers)[0]
+
+
+def run_many(jobs: list[RenderJob], *, timeout: float, workers: int = 2) -> list[RenderResult]:
+    """Render the jobs side by side; all of them share one time limit."""
     pool = _get_pool(workers)
-    pending = pool.apply_async(render_job, (job,))
+    deadline = time.monotonic() + timeout
+    pending = [pool.apply_async(render_job, (job,)) for job in jobs]
     try:
-        return pending.get(timeout)
+        return [p.get(max(0.0, deadline - time.monotonic())) for p in pending]
     except multiprocessing.TimeoutError:
         _drop_pool(pool)
         raise RenderTimeout(f"rendering took longer than {timeout:g} s and was stopped") from None
+
+
+def join_pdfs(parts: list[bytes]) -> bytes:
+    """One PDF from several, page boxes (trim, bleed) and all, using pdfium."""
+    if len(parts) == 1:
+        return parts[0]
+    import pypdfium2
+
+    joined = pypdfium2.PdfDocument.new()
+    sources = [pypdfium2.PdfDocument(part) for part in parts]
+    try:
+        for source in sources:
+            joined.import_pages(source)
+        out = io.BytesIO()
+        joined.save(out)
+        return out.getvalue()
+    finally:
+        for document in (*sources, joined):
+            document.close()

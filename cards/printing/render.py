@@ -74,10 +74,16 @@ BACK = Face("back")
 
 
 def build_document(
-    faces: list[Face], *, sheet: layout.SheetLayout, backs: bool, bleed: bool, title: str
+    faces: list[Face],
+    *,
+    sheet: layout.SheetLayout,
+    backs: bool,
+    bleed: bool,
+    title: str,
+    first_zone: int = 1,
 ) -> tuple[str, dict[int, tuple[str, int]], dict[str, bytes]]:
     """The HTML for WeasyPrint, the text zones to fit and the generated images it uses."""
-    zones = number_zones(faces)
+    zones = number_zones(faces, first_zone)
     pages: list[Page] = []
     if bleed:
         page_w, page_h = layout.CARD_W, layout.CARD_H
@@ -139,6 +145,16 @@ def marks_svg(page_w: float, page_h: float, marks) -> bytes:
     ).encode()
 
 
+def _chunks(faces: list[Face], per_page: int, count: int) -> list[list[Face]]:
+    """Split at page boundaries into at most `count` runs of about equal length."""
+    pages = layout.pages(faces, per_page)
+    count = max(1, min(count, len(pages)))
+    size = -(-len(pages) // count)
+    return [
+        [face for page in pages[i : i + size] for face in page] for i in range(0, len(pages), size)
+    ]
+
+
 def render_faces(
     faces: list[Face],
     *,
@@ -149,47 +165,57 @@ def render_faces(
     png_dpi: int | None = None,
     png_only: bool = False,
 ) -> PrintResult:
+    """Render the faces; a deck of several sheets is split at sheet boundaries over the
+    worker processes, laid out side by side and joined into one PDF."""
     if len(faces) > MAX_FACES:
         raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
-    html, zones, generated = build_document(
-        faces, sheet=sheet, backs=backs, bleed=bleed, title=title
-    )
-    job = pdf.RenderJob(
-        html=html,
-        roots=_roots(),
-        zones=zones,
-        generated=generated,
-        png_dpi=png_dpi,
-        png_only=png_only,
-    )
-    result = pdf.run(
-        job,
-        timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30),
-        workers=getattr(settings, "PRINT_RENDER_WORKERS", 2),
+    workers = getattr(settings, "PRINT_RENDER_WORKERS", 2)
+    per_page = 1 if bleed else len(sheet.slots)
+    jobs, first_zone = [], 1
+    for number, chunk in enumerate(_chunks(faces, per_page, workers)):
+        html, zones, generated = build_document(
+            chunk, sheet=sheet, backs=backs, bleed=bleed, title=title, first_zone=first_zone
+        )
+        first_zone += len(zones)
+        jobs.append(
+            pdf.RenderJob(
+                html=html,
+                roots=_roots(),
+                zones=zones,
+                generated=generated,
+                png_dpi=png_dpi if number == 0 else None,
+                png_only=png_only,
+            )
+        )
+    results = pdf.run_many(
+        jobs, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30), workers=workers
     )
     by_zone = {f.zone: f for f in faces if f.kind != "back"}
+    cut = [z for r in results for z in r.cut]
+    steps = {z: step for r in results for z, step in r.steps.items()}
+    refused = [url for r in results for url in r.refused]
     preflight = [
         f"{by_zone[z].title}: its text does not fit even at "
         f"{fit.STEPS[by_zone[z].kind][-1]:g} pt; the card says where it is cut."
-        for z in result.cut
+        for z in cut
     ]
     shrunk = [
         f"{by_zone[z].title}: text set at {fit.STEPS[by_zone[z].kind][step]:g} pt to fit."
-        for z, step in sorted(result.steps.items())
-        if step > 0 and z not in result.cut
+        for z, step in sorted(steps.items())
+        if step > 0 and z not in cut
     ]
     media = pdf.ASSET_BASE + settings.MEDIA_URL.strip("/") + "/"
     preflight += [
         f"A portrait file is missing and was left out: {url.removeprefix(media)}"
-        for url in result.refused
+        for url in refused
         if url.startswith(media)
     ]
     return PrintResult(
-        pdf=result.pdf,
-        png=result.png,
-        pages=result.pages,
+        pdf=b"" if png_only else pdf.join_pdfs([r.pdf for r in results]),
+        png=results[0].png,
+        pages=sum(r.pages for r in results),
         preflight=preflight,
         shrunk=shrunk,
-        requested=result.requested,
-        refused=result.refused,
+        requested=[url for r in results for url in r.requested],
+        refused=refused,
     )
