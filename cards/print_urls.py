@@ -1,2 +1,14 @@
-# The print pages (Mastercards, sheets, portraits) arrive with the printing issue.
-urlpatterns: list = []
+"""The print pages: sheets, Mastercard PDFs, share images, portraits (cards/printing/views.py)."""
+
+from django.urls import path
+
+from .printing import views
+from .urls import KindConverter  # noqa: F401  (registers the "kind" converter)
+
+urlpatterns = [
+    path("", views.print_page, name="print_page"),
+    path("sheet.pdf", views.print_sheet, name="print_sheet"),
+    path("c/<kind:kind>/<uuid:code>/mastercard.pdf", views.mastercard_pdf, name="print_mastercard"),
+    path("c/<kind:kind>/<uuid:code>/share.png", views.mastercard_png, name="print_share_png"),
+    path("c/<kind:kind>/<uuid:code>/portrait/", views.portrait_page, name="print_portrait"),
+]

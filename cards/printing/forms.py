@@ -1,0 +1,81 @@
+from django import forms
+from django.db.models import Q
+
+from cards.models import Archon, Memeyori, Party, Visibility
+
+PAPER_CHOICES = [("a4", "A4 (210 x 297 mm)"), ("letter", "Letter (8.5 x 11 in)")]
+
+
+class PrintForm(forms.Form):
+    """What to print and how. Characters are the user's own; a party may be theirs or public."""
+
+    characters = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Each prints as its Mastercard followed by its move cards.",
+    )
+    party = forms.ChoiceField(
+        required=False, help_text="Every Mastercard and move card of a party."
+    )
+    paper = forms.ChoiceField(choices=PAPER_CHOICES, initial="a4")
+    backs = forms.BooleanField(
+        required=False, label="Add a page of card backs after each sheet (mirrored for duplex)"
+    )
+    bleed = forms.BooleanField(
+        required=False, label="Print-shop mode: one card per page with 3 mm bleed and crop marks"
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        own = []
+        if user.is_authenticated:
+            for model in (Archon, Memeyori):
+                for c in model.objects.filter(owner=user).select_related("type"):
+                    label = f"{c.name} ({'Archon' if model is Archon else f'Rank {c.rank}'})"
+                    own.append((f"{model.kind}:{c.code}", label))
+        self.fields["characters"].choices = own
+        visible = Q(visibility=Visibility.PUBLIC)
+        if user.is_authenticated:
+            visible |= Q(owner=user)
+        self.parties = {
+            str(p.code): p for p in Party.objects.filter(visible).select_related("owner")
+        }
+        self.fields["party"].choices = [("", "(no party)")] + [
+            (code, f"{p.name} (by {p.owner.username})") for code, p in self.parties.items()
+        ]
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("characters") and not data.get("party"):
+            raise forms.ValidationError("Choose at least one character or a party.")
+        return data
+
+    def chosen(self) -> list:
+        """The chosen characters, in order: the party's first, then the others once each."""
+        from .deck import party_characters
+
+        result = []
+        if self.cleaned_data.get("party"):
+            result += party_characters(self.parties[self.cleaned_data["party"]])
+        models = {"memeyori": Memeyori, "archon": Archon}
+        for value in self.cleaned_data.get("characters", []):
+            kind, code = value.split(":", 1)
+            character = models[kind].objects.select_related("type").get(owner=self.user, code=code)
+            if all(not (type(c) is type(character) and c.pk == character.pk) for c in result):
+                result.append(character)
+        return result
+
+
+class PortraitForm(forms.Form):
+    portrait = forms.FileField(
+        required=False,
+        help_text="PNG, JPEG or WebP, at most 10 MB and 40 megapixels.",
+        widget=forms.ClearableFileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
+    )
+    focus_x = forms.FloatField(
+        min_value=0, max_value=1, label="Focal point across (0 = left, 1 = right)"
+    )
+    focus_y = forms.FloatField(
+        min_value=0, max_value=1, label="Focal point down (0 = top, 1 = bottom)"
+    )

@@ -1,0 +1,291 @@
+"""The sandboxed WeasyPrint render: our own URL fetcher, a worker process, a time limit.
+
+Pure Python (no Django import), because it runs in a separate worker process.
+
+Choices (the issue left them open):
+- URLs. Templates refer to assets as `/static/...` and `/media/...`, resolved against
+  ASSET_BASE, an https origin under the reserved `.invalid` TLD (RFC 2606) that can never
+  resolve. `AssetFetcher` serves exactly that origin's /static/ and /media/ paths from
+  files on disk, after refusing `..`, backslashes, NUL and anything that resolves outside
+  its root, and only for a short list of file types. Every other URL is refused: other
+  https/http hosts, `file:`, `data:` (our templates never need it, and it would let user
+  text smuggle content in if escaping ever failed), `ftp:` and every other scheme. It
+  never touches the network, so no redirect can be followed.
+- Time. Each render runs in a worker process (`multiprocessing`, spawn) from a small pool;
+  the caller waits at most `timeout` seconds, then the pool is terminated (the process is
+  killed, unlike a thread) and `RenderTimeout` is raised. The warm worker keeps WeasyPrint
+  and the fonts loaded, so only the first render pays for starting it.
+"""
+
+import atexit
+import io
+import multiprocessing
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from . import fit
+
+ASSET_HOST = "assets.memeyori.invalid"
+ASSET_BASE = f"https://{ASSET_HOST}/"
+# Images made for one render (the cut marks), served from memory under this path.
+GENERATED = "generated/"
+CONTENT_TYPES = {
+    ".css": "text/css",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".webp": "image/webp",
+    ".ttf": "font/ttf",
+    ".woff2": "font/woff2",
+    ".svg": "image/svg+xml",
+}
+MAX_ASSET_BYTES = 20 * 1024 * 1024
+MAX_FIT_PASSES = 4
+
+
+class RenderTimeout(Exception):
+    """The render took longer than its time limit and was stopped."""
+
+
+class RefusedURL(ValueError):
+    pass
+
+
+def _make_fetcher_class():
+    # WeasyPrint is imported lazily so that importing this module stays cheap.
+    from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+    class AssetFetcher(URLFetcher):
+        """Serves only our own static and media files; refuses everything else."""
+
+        def __init__(self, roots: dict[str, list[str]], generated: dict[str, bytes] | None = None):
+            super().__init__(allow_redirects=False, fail_on_errors=False)
+            self.generated = dict(generated or {})
+            self.roots = {
+                prefix: [Path(r).resolve() for r in dirs] for prefix, dirs in roots.items()
+            }
+            self.requested: list[str] = []
+            self.refused: list[str] = []
+
+        def fetch(self, url, headers=None):
+            self.requested.append(url)
+            name = url.removeprefix(ASSET_BASE + GENERATED)
+            if name != url and name in self.generated:
+                return URLFetcherResponse(
+                    url, body=self.generated[name], headers={"Content-Type": "image/svg+xml"}
+                )
+            try:
+                path = self.resolve(url)
+            except RefusedURL:
+                self.refused.append(url)
+                raise
+            return URLFetcherResponse(
+                url,
+                body=path.read_bytes(),
+                headers={"Content-Type": CONTENT_TYPES[path.suffix.lower()]},
+            )
+
+        def resolve(self, url: str) -> Path:
+            parts = urlsplit(url)
+            if parts.scheme != "https" or parts.netloc != ASSET_HOST:
+                raise RefusedURL(f"only the site's own static and media files load: {url[:80]!r}")
+            if parts.query or parts.fragment:
+                raise RefusedURL("asset URLs carry no query or fragment")
+            raw = unquote(parts.path)
+            if "\\" in raw or "\x00" in raw:
+                raise RefusedURL("bad characters in asset path")
+            for prefix, dirs in self.roots.items():
+                if not raw.startswith(prefix):
+                    continue
+                relative = PurePosixPath(raw[len(prefix) :])
+                if relative.is_absolute() or any(p in ("..", ".") for p in relative.parts):
+                    raise RefusedURL("no path traversal in asset URLs")
+                # SVG only ever comes from `generated`: a stored SVG could point elsewhere.
+                if (
+                    relative.suffix.lower() not in CONTENT_TYPES
+                    or relative.suffix.lower() == ".svg"
+                ):
+                    raise RefusedURL(f"file type not served to the renderer: {relative.suffix}")
+                for root in dirs:
+                    candidate = (root / relative).resolve()
+                    if (
+                        candidate.is_relative_to(root)
+                        and candidate.is_file()
+                        and candidate.stat().st_size <= MAX_ASSET_BYTES
+                    ):
+                        return candidate
+                raise RefusedURL(f"no such asset: {raw[:80]!r}")
+            raise RefusedURL(f"not a static or media path: {raw[:80]!r}")
+
+    return AssetFetcher
+
+
+_fetcher_class = None
+
+
+def asset_fetcher(roots: dict[str, list[str]], generated: dict[str, bytes] | None = None):
+    global _fetcher_class
+    if _fetcher_class is None:
+        _fetcher_class = _make_fetcher_class()
+    return _fetcher_class(roots, generated)
+
+
+@dataclass
+class RenderJob:
+    html: str
+    # {"/static/": [dirs], "/media/": [dir]}: where AssetFetcher may read.
+    roots: dict[str, list[str]]
+    # zone id -> (kind, first step); see fit.py.
+    zones: dict[int, tuple[str, int]] = field(default_factory=dict)
+    # Files made for this render only, by name under ASSET_BASE + GENERATED.
+    generated: dict[str, bytes] = field(default_factory=dict)
+    # Also return the first page as a PNG at this many dots per inch.
+    png_dpi: int | None = None
+    png_only: bool = False
+
+
+@dataclass
+class RenderResult:
+    pdf: bytes
+    pages: int
+    steps: dict[int, int]
+    cut: list[int]
+    png: bytes | None
+    requested: list[str]
+    refused: list[str]
+    passes: int
+
+
+def render_job(job: RenderJob) -> RenderResult:
+    """Lay out, re-fit overflowing zones, write the PDF (and a PNG of page one)."""
+    from weasyprint import HTML
+
+    fetcher = asset_fetcher(job.roots, job.generated)
+    steps = {zone: step for zone, (_kind, step) in job.zones.items()}
+    cut: set[int] = set()
+    html = fit.apply_steps(job.html, steps, cut)
+    passes = 0
+    while True:
+        passes += 1
+        document = HTML(string=html, base_url=ASSET_BASE, url_fetcher=fetcher).render()
+        over = fit.overflowing_zones(document)
+        changed = False
+        for zone, ratio in over.items():
+            kind = job.zones[zone][0] if zone in job.zones else None
+            if kind is None:
+                continue
+            last = len(fit.STEPS[kind]) - 1
+            if steps[zone] < last:
+                steps[zone] = fit.next_step(kind, steps[zone], ratio)
+                changed = True
+            elif zone not in cut:
+                cut.add(zone)
+                changed = True
+        if not changed or passes >= MAX_FIT_PASSES:
+            # A zone still too big after the last pass is reported as cut, never hidden.
+            cut.update(z for z in over if z in job.zones)
+            break
+        html = fit.apply_steps(job.html, steps, cut)
+    pdf = b"" if job.png_only else document.write_pdf()
+    png = None
+    if job.png_dpi:
+        # Only page one is drawn for the picture when no PDF is wanted.
+        png = _first_page_png(pdf or document.copy(document.pages[:1]).write_pdf(), job.png_dpi)
+    return RenderResult(
+        pdf=pdf,
+        pages=len(document.pages),
+        steps=steps,
+        cut=sorted(cut),
+        png=png,
+        requested=list(fetcher.requested),
+        refused=list(fetcher.refused),
+        passes=passes,
+    )
+
+
+def _first_page_png(pdf: bytes, dpi: int) -> bytes:
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        image = document[0].render(scale=dpi / 72).to_pil()
+    finally:
+        document.close()
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=False)
+    return out.getvalue()
+
+
+_pool = None
+_pool_lock = threading.Lock()
+# A worker is replaced after this many renders, so memory WeasyPrint keeps never piles up.
+TASKS_PER_WORKER = 50
+
+
+def _warm_up() -> None:
+    """Load WeasyPrint and the fonts when a worker starts, not in a user's first render."""
+    from weasyprint import HTML
+
+    HTML(string="<p>warm</p>").render()
+
+
+def _get_pool(workers: int):
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = multiprocessing.get_context("spawn").Pool(
+                processes=workers, initializer=_warm_up, maxtasksperchild=TASKS_PER_WORKER
+            )
+        return _pool
+
+
+def _drop_pool(pool=None) -> None:
+    """Kill the workers (all of them: a Pool cannot stop one task). With `pool`, only if
+    it is still the current one, so a late timeout never kills a fresh pool."""
+    global _pool
+    with _pool_lock:
+        if _pool is not None and (pool is None or pool is _pool):
+            _pool.terminate()
+            _pool = None
+
+
+atexit.register(_drop_pool)
+
+
+def run(job: RenderJob, *, timeout: float, workers: int = 2) -> RenderResult:
+    """Render in the worker pool; stop it and raise RenderTimeout after `timeout` seconds."""
+    return run_many([job], timeout=timeout, workers=workers)[0]
+
+
+def run_many(jobs: list[RenderJob], *, timeout: float, workers: int = 2) -> list[RenderResult]:
+    """Render the jobs side by side; all of them share one time limit."""
+    pool = _get_pool(workers)
+    deadline = time.monotonic() + timeout
+    pending = [pool.apply_async(render_job, (job,)) for job in jobs]
+    try:
+        return [p.get(max(0.0, deadline - time.monotonic())) for p in pending]
+    except multiprocessing.TimeoutError:
+        _drop_pool(pool)
+        raise RenderTimeout(f"rendering took longer than {timeout:g} s and was stopped") from None
+
+
+def join_pdfs(parts: list[bytes]) -> bytes:
+    """One PDF from several, page boxes (trim, bleed) and all, using pdfium."""
+    if len(parts) == 1:
+        return parts[0]
+    import pypdfium2
+
+    joined = pypdfium2.PdfDocument.new()
+    sources = [pypdfium2.PdfDocument(part) for part in parts]
+    try:
+        for source in sources:
+            joined.import_pages(source)
+        out = io.BytesIO()
+        joined.save(out)
+        return out.getvalue()
+    finally:
+        for document in (*sources, joined):
+            document.close()

@@ -1,0 +1,221 @@
+"""From faces to a PDF: templates, generated geometry CSS, the sandboxed render, preflight."""
+
+import re
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from cards.models import Type
+
+from . import fit, layout, pdf
+from .deck import Face, number_zones
+
+# A bound on one document, so one request cannot ask for an endless render (27 sheets).
+MAX_FACES = 240
+HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
+
+
+class TooManyCards(ValueError):
+    pass
+
+
+@dataclass
+class PrintResult:
+    pdf: bytes
+    png: bytes | None
+    pages: int
+    preflight: list[str] = field(default_factory=list)  # what could not fit: cut text
+    shrunk: list[str] = field(default_factory=list)  # what was made smaller to fit
+    requested: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def _mm(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _tint(colour: str, amount: float = 0.25) -> str:
+    """The colour mixed with white: a flat tint prints faster than an opacity layer."""
+    rgb = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(255 - (255 - c) * amount):02x}" for c in rgb)
+
+
+def _type_css() -> str:
+    # The same classes as /types.css plus a tint, re-checked because they go into <style>.
+    return "\n".join(
+        f".type-{t.slug} {{ --type-colour: {t.colour}; --type-tint: {_tint(t.colour)}; }}"
+        for t in Type.objects.only("slug", "colour")
+        if HEX_COLOUR.match(t.colour) and SLUG.match(t.slug)
+    )
+
+
+def _roots() -> dict[str, list[str]]:
+    static = [str(d) for d in settings.STATICFILES_DIRS] + [str(settings.STATIC_ROOT)]
+    return {
+        "/" + settings.STATIC_URL.strip("/") + "/": static,
+        "/" + settings.MEDIA_URL.strip("/") + "/": [str(settings.MEDIA_ROOT)],
+    }
+
+
+@dataclass
+class Slot:
+    index: int
+    face: Face
+
+
+@dataclass
+class Page:
+    slots: list[Slot]
+
+
+BACK = Face("back")
+
+
+def build_document(
+    faces: list[Face],
+    *,
+    sheet: layout.SheetLayout,
+    backs: bool,
+    bleed: bool,
+    title: str,
+    first_zone: int = 1,
+) -> tuple[str, dict[int, tuple[str, int]], dict[str, bytes]]:
+    """The HTML for WeasyPrint, the text zones to fit and the generated images it uses."""
+    zones = number_zones(faces, first_zone)
+    pages: list[Page] = []
+    if bleed:
+        page_w, page_h = layout.CARD_W, layout.CARD_H
+        for face in faces:
+            pages.append(Page([Slot(0, face)]))
+            if backs:
+                pages.append(Page([Slot(0, BACK)]))
+        page_css = [
+            f"@page {{ size: {_mm(page_w)}mm {_mm(page_h)}mm; margin: 0; "
+            f"bleed: {_mm(layout.BLEED)}mm; marks: crop; }}",
+            f".sheet {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; overflow: visible; }}",
+            f".slot-0 {{ left: -{_mm(layout.BLEED)}mm; top: -{_mm(layout.BLEED)}mm; "
+            f"padding: {_mm(layout.BLEED)}mm; background: var(--type-colour); }}",
+            ".slot-0.type-back { background: #1d1b22; }",
+        ]
+        marks = []
+    else:
+        page_w, page_h = sheet.page_w, sheet.page_h
+        per_page = len(sheet.slots)
+        for chunk in layout.pages(faces, per_page):
+            pages.append(Page([Slot(i, face) for i, face in enumerate(chunk)]))
+            if backs:
+                pages.append(Page([Slot(sheet.mirrored_slot(i), BACK) for i in range(len(chunk))]))
+        page_css = [
+            f"@page {{ size: {_mm(page_w)}mm {_mm(page_h)}mm; margin: 0; }}",
+            f".sheet {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; }}",
+            *(
+                f".slot-{i} {{ left: {_mm(r.x)}mm; top: {_mm(r.y)}mm; }}"
+                for i, r in enumerate(sheet.slots)
+            ),
+        ]
+        page_css.append(f".marks {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; }}")
+        marks = sheet.marks
+    html = render_to_string(
+        "print/sheet.html",
+        {
+            "title": title,
+            "pages": pages,
+            "marks_url": f"/{pdf.GENERATED}marks.svg" if marks else "",
+            "page_w": _mm(page_w),
+            "page_h": _mm(page_h),
+            "bleed": bleed,
+            "page_css": "\n".join([*page_css, _type_css()]),
+            "static_prefix": settings.STATIC_URL.strip("/") + "/",
+        },
+    )
+    generated = {"marks.svg": marks_svg(page_w, page_h, marks)} if marks else {}
+    return html, zones, generated
+
+
+def marks_svg(page_w: float, page_h: float, marks) -> bytes:
+    """The cut marks as one SVG image with a single path: parsed once per render and
+    drawn as one node on every page that uses it."""
+    path = " ".join(f"M{_mm(m.x1)} {_mm(m.y1)}L{_mm(m.x2)} {_mm(m.y2)}" for m in marks)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_mm(page_w)}mm" '
+        f'height="{_mm(page_h)}mm" viewBox="0 0 {_mm(page_w)} {_mm(page_h)}">'
+        f'<path d="{path}" stroke="#000" stroke-width="0.15" fill="none"/></svg>'
+    ).encode()
+
+
+def _chunks(faces: list[Face], per_page: int, count: int) -> list[list[Face]]:
+    """Split at page boundaries into at most `count` runs of about equal length."""
+    pages = layout.pages(faces, per_page)
+    count = max(1, min(count, len(pages)))
+    size = -(-len(pages) // count)
+    return [
+        [face for page in pages[i : i + size] for face in page] for i in range(0, len(pages), size)
+    ]
+
+
+def render_faces(
+    faces: list[Face],
+    *,
+    sheet: layout.SheetLayout,
+    backs: bool = False,
+    bleed: bool = False,
+    title: str = "Memeyori cards",
+    png_dpi: int | None = None,
+    png_only: bool = False,
+) -> PrintResult:
+    """Render the faces; a deck of several sheets is split at sheet boundaries over the
+    worker processes, laid out side by side and joined into one PDF."""
+    if len(faces) > MAX_FACES:
+        raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
+    workers = getattr(settings, "PRINT_RENDER_WORKERS", 2)
+    per_page = 1 if bleed else len(sheet.slots)
+    jobs, first_zone = [], 1
+    for number, chunk in enumerate(_chunks(faces, per_page, workers)):
+        html, zones, generated = build_document(
+            chunk, sheet=sheet, backs=backs, bleed=bleed, title=title, first_zone=first_zone
+        )
+        first_zone += len(zones)
+        jobs.append(
+            pdf.RenderJob(
+                html=html,
+                roots=_roots(),
+                zones=zones,
+                generated=generated,
+                png_dpi=png_dpi if number == 0 else None,
+                png_only=png_only,
+            )
+        )
+    results = pdf.run_many(
+        jobs, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30), workers=workers
+    )
+    by_zone = {f.zone: f for f in faces if f.kind != "back"}
+    cut = [z for r in results for z in r.cut]
+    steps = {z: step for r in results for z, step in r.steps.items()}
+    refused = [url for r in results for url in r.refused]
+    preflight = [
+        f"{by_zone[z].title}: its text does not fit even at "
+        f"{fit.STEPS[by_zone[z].kind][-1]:g} pt; the card says where it is cut."
+        for z in cut
+    ]
+    shrunk = [
+        f"{by_zone[z].title}: text set at {fit.STEPS[by_zone[z].kind][step]:g} pt to fit."
+        for z, step in sorted(steps.items())
+        if step > 0 and z not in cut
+    ]
+    media = pdf.ASSET_BASE + settings.MEDIA_URL.strip("/") + "/"
+    preflight += [
+        f"A portrait file is missing and was left out: {url.removeprefix(media)}"
+        for url in refused
+        if url.startswith(media)
+    ]
+    return PrintResult(
+        pdf=b"" if png_only else pdf.join_pdfs([r.pdf for r in results]),
+        png=results[0].png,
+        pages=sum(r.pages for r in results),
+        preflight=preflight,
+        shrunk=shrunk,
+        requested=[url for r in results for url in r.requested],
+        refused=refused,
+    )

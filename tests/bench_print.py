@@ -1,0 +1,79 @@
+"""`make bench`: print sheets, against plain WeasyPrint on the same number of pages.
+
+Runs on a throw-away test database filled by seed_demo. Both sides render in this
+process (no worker) so the ratio compares layouts; the worker's round trip is shown too.
+"""
+
+import time
+
+from tests.bench import timed
+
+PLAIN_CARD = (
+    '<div class="c"><h1>Card {n}</h1><p>Plain text for card {n}: a few words, '
+    "a power and a cost.</p><p>MP 2 · Power 7</p></div>"
+)
+PLAIN_CSS = (
+    "@page { size: A4; margin: 5mm; } "
+    ".c { width: 63mm; height: 88mm; float: left; border: 1px solid #000; margin: 1mm; "
+    "box-sizing: border-box; padding: 2mm; font-size: 8pt; }"
+)
+
+
+def _plain_html(cards: int) -> str:
+    pages = []
+    for start in range(0, cards, 9):
+        body = "".join(PLAIN_CARD.format(n=n) for n in range(start, min(start + 9, cards)))
+        pages.append(f'<section style="page-break-after: always">{body}</section>')
+    return f"<style>{PLAIN_CSS}</style>" + "".join(pages)
+
+
+def bench_print() -> None:
+    from django.db import connection
+    from django.test.utils import setup_test_environment, teardown_test_environment
+    from weasyprint import HTML
+
+    from cards.demo import seed_demo
+    from cards.models import Archon, Memeyori
+    from cards.printing import layout, pdf
+    from cards.printing.deck import character_faces
+    from cards.printing.render import _roots, build_document, render_faces
+
+    setup_test_environment()
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        seed_demo()
+        pool = [
+            f
+            for model in (Archon, Memeyori)
+            for c in model.objects.all()
+            for f in character_faces(c)
+        ]
+        faces = (pool * (60 // len(pool) + 1))[:60]
+        sheet = layout.sheet_layout("a4")
+        for label, chosen in (("nine-card sheet", faces[:9]), ("60-card deck", faces)):
+            html, zones, generated = build_document(
+                chosen, sheet=sheet, backs=False, bleed=False, title="b"
+            )
+            job = pdf.RenderJob(html=html, roots=_roots(), zones=zones, generated=generated)
+            result = pdf.render_job(job)
+            ours = timed(lambda job=job: pdf.render_job(job), repeat=3)
+            plain_html = _plain_html(len(chosen))
+            plain_pages = len(HTML(string=plain_html).render().pages)
+            plain = timed(lambda h=plain_html: HTML(string=h).write_pdf(), repeat=3)
+            # The real path: build the markup, send it to the worker, get the PDF back.
+            render_faces(chosen, sheet=sheet)  # warm the worker
+            start = time.perf_counter()
+            render_faces(chosen, sheet=sheet)
+            served = time.perf_counter() - start
+            print(
+                f"print: {label}: {len(chosen)} cards on {result.pages} pages in {ours:.2f} s "
+                f"({result.passes} layout pass{'es' if result.passes > 1 else ''}); "
+                f"plain WeasyPrint, {plain_pages} pages of plain text cards: {plain:.2f} s; "
+                f"ratio {ours / plain:.2f}; through the worker {served:.2f} s"
+            )
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+        teardown_test_environment()
+
+
+BENCHES = [bench_print]

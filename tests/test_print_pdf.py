@@ -1,0 +1,239 @@
+"""Real PDFs, read back with pypdf: sizes, text, nine cards a page, marks outside cards,
+shrink-to-fit and the preflight."""
+
+import io
+
+import pytest
+from pypdf import PdfReader
+from pypdf.generic import ContentStream
+
+from cards.printing import fit, layout
+from cards.printing.deck import character_faces
+from cards.printing.render import render_faces
+from tests.conftest import make_archon, make_card, make_memeyori
+
+MM = 72 / 25.4
+
+
+def read(data: bytes) -> PdfReader:
+    assert data.startswith(b"%PDF-")
+    return PdfReader(io.BytesIO(data), strict=True)
+
+
+def text_of(page) -> str:
+    """pypdf's text, without the NULs it inserts: it reads WeasyPrint 70's embedded
+    2-byte encoding CMap one byte at a time (pdfium reads the same file cleanly; see
+    test_pdfium_reads_the_same_text)."""
+    return page.extract_text().replace("\x00", "")
+
+
+def size_pt(box) -> tuple[float, float]:
+    return float(box.width), float(box.height)
+
+
+@pytest.fixture
+def emberpup(alice, types):
+    m = make_memeyori(alice, types["Blaze"], name="Emberpup", flavour="Warm and loyal.")
+    for i in range(1, 11):
+        make_card(m, types["Blaze"], name=f"Move {i:02}", power=i, text=f"Deals {i} damage.")
+    return m
+
+
+def sheet_pdf(faces, paper="a4", **options):
+    return render_faces(faces, sheet=layout.sheet_layout(paper), **options)
+
+
+@pytest.mark.parametrize("paper, expected", [("a4", (595.28, 841.89)), ("letter", (612.0, 792.0))])
+def test_sheet_pages_are_exactly_the_paper_size(emberpup, paper, expected):
+    reader = read(sheet_pdf(character_faces(emberpup), paper, backs=True).pdf)
+    assert len(reader.pages) == 4  # two sheets, each followed by its backs
+    for page in reader.pages:
+        assert size_pt(page.mediabox) == pytest.approx(expected, abs=0.01)
+
+
+def test_the_text_of_every_card_can_be_extracted(emberpup):
+    text = text_of(read(sheet_pdf(character_faces(emberpup)).pdf).pages[0])
+    hp = emberpup.derived.hp
+    assert "Emberpup" in text
+    assert f"HP {hp}" in text and hp == 41  # RULES.md R3's worked example
+    assert "Move 01" in text and "Deals 1 damage." in text
+    assert "Peak human" in text  # R1 scale label for STR 5
+
+
+def test_nine_cards_fill_a_sheet_and_the_rest_go_on_the_next(emberpup):
+    reader = read(sheet_pdf(character_faces(emberpup)).pdf)
+    counts = []
+    for page in reader.pages:
+        text = text_of(page)
+        counts.append(text.count("P.ACC") + text.count("unlocks at Rank"))
+    assert counts == [9, 2]
+
+
+def _text_positions(page) -> list[tuple[float, float, str]]:
+    found = []
+
+    def visit(text, cm, tm, font, size):
+        text = text.replace("\x00", "")
+        if text.strip():
+            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+            found.append((x, y, text))
+
+    page.extract_text(visitor_text=visit)
+    return found
+
+
+def _stroked_segments(page, reader) -> list[tuple[float, float, float, float]]:
+    """Every straight stroked segment on the page, in PDF points (origin bottom left)."""
+    ctm = [1, 0, 0, 1, 0, 0]
+    stack, path, segments, current = [], [], [], None
+
+    def apply(m, x, y):
+        return x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]
+
+    for operands, op in ContentStream(page.get_contents(), reader).operations:
+        if op == b"q":
+            stack.append(list(ctm))
+        elif op == b"Q":
+            ctm = stack.pop()
+        elif op == b"cm":
+            a, b, c, d, e, f = (float(v) for v in operands)
+            m = ctm
+            ctm = [
+                a * m[0] + b * m[2],
+                a * m[1] + b * m[3],
+                c * m[0] + d * m[2],
+                c * m[1] + d * m[3],
+                e * m[0] + f * m[2] + m[4],
+                e * m[1] + f * m[3] + m[5],
+            ]
+        elif op == b"m":
+            current = apply(ctm, *(float(v) for v in operands))
+        elif op == b"l" and current is not None:
+            end = apply(ctm, *(float(v) for v in operands))
+            path.append((*current, *end))
+            current = end
+        elif op in (b"S", b"s"):
+            segments += path
+            path = []
+        elif op in (b"n", b"f", b"f*", b"B", b"b", b"re"):
+            path = [] if op != b"re" else path
+    return segments
+
+
+def test_cut_marks_are_drawn_outside_the_cards_where_the_layout_says(emberpup):
+    sheet = layout.sheet_layout("a4")
+    reader = read(sheet_pdf(character_faces(emberpup)).pdf)
+    page = reader.pages[0]
+    height = float(page.mediabox.height)
+    cards_pt = [
+        (r.x * MM, height - r.bottom * MM, r.right * MM, height - r.y * MM) for r in sheet.slots
+    ]
+
+    def inside(x, y, slack=0.01):
+        return any(
+            x0 + slack < x < x1 - slack and y0 + slack < y < y1 - slack
+            for x0, y0, x1, y1 in cards_pt
+        )
+
+    outside = [
+        s
+        for s in _stroked_segments(page, reader)
+        if not inside(s[0], s[1])
+        and not inside(s[2], s[3])
+        and not inside((s[0] + s[2]) / 2, (s[1] + s[3]) / 2)
+    ]
+    assert len(outside) == len(sheet.marks) == 72
+    drawn = sorted((round(x0, 1), round(y0, 1)) for x0, y0, _, _ in outside)
+    expected = sorted((round(m.x1 * MM, 1), round(height - m.y1 * MM, 1)) for m in sheet.marks)
+    assert drawn == expected
+    # And every word of the cards is inside a card.
+    assert all(inside(x, y, slack=-0.5) for x, y, _ in _text_positions(page))
+
+
+def test_backs_follow_each_sheet_mirrored(alice, types):
+    m = make_memeyori(alice, types["Blaze"], name="Solo")
+    make_card(m, types["Blaze"], name="Only Move")
+    reader = read(sheet_pdf(character_faces(m), backs=True).pdf)
+    assert len(reader.pages) == 2
+    back = reader.pages[1]
+    assert text_of(back).count("MEMEYORI") == 2
+    height = float(back.mediabox.height)
+    sheet = layout.sheet_layout("a4")
+    xs = sorted({round(x / MM) for x, _, t in _text_positions(back) if "MEMEYORI" in t})
+    # Fronts sit in columns 0 and 1; their backs in columns 2 and 1.
+    assert [
+        sheet.slots[2].x < x < sheet.slots[2].right or sheet.slots[1].x < x < sheet.slots[1].right
+        for x in xs
+    ] == [True, True]
+    assert height
+
+
+def test_print_shop_mode_puts_one_card_on_a_page_with_bleed(emberpup):
+    result = sheet_pdf(character_faces(emberpup)[:2], bleed=True, backs=True)
+    reader = read(result.pdf)
+    assert len(reader.pages) == 4
+    for page in reader.pages:
+        assert size_pt(page.trimbox) == pytest.approx((63 * MM, 88 * MM), abs=0.01)
+        assert size_pt(page.mediabox) == pytest.approx((69 * MM, 94 * MM), abs=0.01)
+
+
+@pytest.mark.parametrize(
+    "paper, expected",
+    [("a4", (595.28, 841.89)), ("letter", (612.0, 792.0)), ("card", (63 * MM, 88 * MM))],
+)
+def test_one_mastercard_prints_centred_or_at_card_size(alice, types, paper, expected):
+    archon = make_archon(alice, types["Shade"], name="Vela")
+    make_card(archon, types["Shade"], name="Night Call", category="magic", tier2_power=7)
+    result = render_faces(character_faces(archon)[:1], sheet=layout.single_card_layout(paper))
+    reader = read(result.pdf)
+    assert len(reader.pages) == 1
+    assert size_pt(reader.pages[0].mediabox) == pytest.approx(expected, abs=0.01)
+    text = text_of(reader.pages[0])
+    assert "Vela" in text and "Archon" in text and "Night Call" in text
+
+
+def test_long_rules_text_is_shrunk_to_fit_and_not_reported_as_cut(alice, types):
+    m = make_memeyori(alice, types["Tide"], name="Wordy")
+    make_card(
+        m,
+        types["Tide"],
+        name="Long Story",
+        text="A very long rule. " * 33,
+        tier2_power=6,
+        tier2_text="More words here. " * 23,
+    )
+    result = sheet_pdf(character_faces(m))
+    assert result.preflight == []
+    assert any("Long Story" in line for line in result.shrunk)
+    assert "A very long rule." in text_of(read(result.pdf).pages[0])
+
+
+def test_text_that_cannot_fit_is_listed_in_the_preflight_and_marked_on_the_card(alice, types):
+    m = make_memeyori(alice, types["Tide"], name="Rambler", flavour="Endless tale. " * 140)
+    for i in range(12):
+        make_card(m, types["Tide"], name=f"Card number {i}")
+    result = sheet_pdf(character_faces(m)[:1])
+    assert len(result.preflight) == 1
+    assert "Rambler (Mastercard)" in result.preflight[0]
+    assert "Text cut" in text_of(read(result.pdf).pages[0])
+
+
+def test_card_css_has_one_font_size_per_fit_step():
+    from django.conf import settings
+
+    css = (settings.BASE_DIR / "static" / "css" / "card.css").read_text()
+    selectors = {"master": ".mastercard .fit", "move": ".move .fit"}
+    for kind, sizes in fit.STEPS.items():
+        for step, size in enumerate(sizes):
+            rule = f'{selectors[kind]}[data-step="{step}"] {{ font-size: {size:g}pt; }}'
+            assert rule in css
+
+
+def test_pdfium_reads_the_same_text(emberpup):
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(sheet_pdf(character_faces(emberpup)).pdf)
+    text = document[0].get_textpage().get_text_range()
+    document.close()
+    assert "Emberpup" in text and "HP 41" in text and "Move 08" in text
