@@ -29,7 +29,8 @@ from urllib.parse import urlencode
 from django.http import HttpResponse
 from django.urls import include, path
 
-PORT = 8101
+# The builder's own port on the shared machine; BENCH_BUILDER_PORT moves it.
+PORT = int(os.environ.get("BENCH_BUILDER_PORT", "8101"))
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -210,7 +211,7 @@ def _over_http(db_url: str, cookie: str, stats_urls: list[str]):
         DJANGO_DEBUG="0",
         # The same key as this process, so the session cookie made here logs in there.
         DJANGO_SECRET_KEY=settings.SECRET_KEY,
-        DJANGO_ALLOWED_HOSTS="127.0.0.1",
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
         DJANGO_SECURE_SSL_REDIRECT="0",
         DJANGO_SECURE_COOKIES="0",
         DJANGO_SETTINGS_MODULE="memeyori_site.settings",
@@ -249,6 +250,7 @@ def _over_http(db_url: str, cookie: str, stats_urls: list[str]):
 
 
 def bench_live_stats() -> None:
+    from django.conf import settings
     from django.db import connection
     from django.test.utils import override_settings
 
@@ -267,7 +269,10 @@ def bench_live_stats() -> None:
     old_max_age = connection.settings_dict["CONN_MAX_AGE"]
     connection.settings_dict["CONN_MAX_AGE"] = 600
     try:
-        with override_settings(ROOT_URLCONF="tests.bench_builder", DEBUG=False):
+        hosts = [*settings.ALLOWED_HOSTS, "testserver"]  # RequestFactory's host
+        with override_settings(
+            ROOT_URLCONF="tests.bench_builder", DEBUG=False, ALLOWED_HOSTS=hosts
+        ):
             user, memeyori, types = _seed()
             cookie = _session_cookie(user)
             stats_urls = _stats_queries(memeyori, types)
