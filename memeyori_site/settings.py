@@ -152,6 +152,14 @@ RATELIMIT_ENABLE = envbool("DJANGO_RATELIMIT_ENABLE", True)
 RATE_LIMITS = {
     "login": ("10/m", {"POST"}),
     "signup": ("5/m", {"POST"}),
+    "password_change": ("10/m", {"POST"}),
+    "battle_new": ("20/m", {"POST"}),
+    "import": ("20/m", {"POST"}),
+    "print_sheet": ("10/m", {"GET"}),
+    "print_mastercard": ("30/m", {"GET"}),
+    "print_share_png": ("30/m", {"GET"}),
+    "battle_og": ("60/m", {"GET"}),
+    "battle_shared_og": ("60/m", {"GET"}),
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
