@@ -262,6 +262,9 @@ class CardForm(forms.ModelForm):
         )
         self.fields["tier2_power"] = _number_field("Tier 2 power", 0, 99, required=False)
         self.fields["tier3_power"] = _number_field("Tier 3 power", 0, 99, required=False)
+        # The replaced fields lost the model's defaults; a new card starts from them.
+        for name in ("power", "mp_cost", "unlock_rank"):
+            self.fields[name].initial = Card._meta.get_field(name).default
         self.fields["name"].error_messages["required"] = "Give the card a name."
         self.fields["type"].empty_label = None
 
