@@ -143,6 +143,10 @@ def test_the_owner_uploads_a_portrait(client, alice, types, settings):
     assert response.status_code == 302
     m.refresh_from_db()
     assert m.portrait_print and m.portrait_focus_y == 0.3
+    page = client.get(url).content.decode()
+    # The click-to-focus picker, from a static script: no inline code or style for the CSP.
+    assert 'id="focus-image"' in page and "js/portrait-focus.js" in page
+    assert "style=" not in page and "<script>" not in page
     # The Mastercard now carries it, fetched from media by the renderer.
     pdf_url = reverse("print_mastercard", kwargs={"kind": "memeyori", "code": m.code})
     assert b"/Subtype /Image" in client.get(pdf_url, {"paper": "card"}).content
