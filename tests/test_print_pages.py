@@ -208,3 +208,15 @@ def test_the_command_says_what_it_could_not_find(db, tmp_path):
         call_command("print_cards", "--party", "Nobody", "--out", str(tmp_path / "x.pdf"))
     with pytest.raises(CommandError, match="No Memeyori or Archon"):
         call_command("print_cards", "--character", "not-a-code", "--out", str(tmp_path / "x.pdf"))
+
+
+def test_the_command_takes_a_party_id_or_code_and_refuses_an_ambiguous_name(
+    alice, bob, squad, tmp_path
+):
+    out = tmp_path / "cards.pdf"
+    for value in (str(squad.pk), str(squad.code)):
+        call_command("print_cards", "--party", value, "--out", str(out))
+        assert len(PdfReader(out).pages) == 1
+    make_party(bob, name="Sunrise Squad")
+    with pytest.raises(CommandError, match="2 parties are named"):
+        call_command("print_cards", "--party", "Sunrise Squad", "--out", str(out))

@@ -23,7 +23,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         chosen = parser.add_mutually_exclusive_group(required=True)
-        chosen.add_argument("--party", help="the party's name or code (UUID)")
+        chosen.add_argument("--party", help="the party's name, code (UUID) or database id")
         chosen.add_argument(
             "--character", action="append", metavar="CODE", help="a character's code; repeatable"
         )
