@@ -49,12 +49,16 @@ class Command(BaseCommand):
         self.stdout.write(f"Wrote {len(faces)} cards on {result.pages} pages to {out}")
 
     def _party(self, value: str):
+        # A local admin tool, so the database id is accepted too (never in a public URL).
         code = _as_uuid(value)
-        parties = list(
-            Party.objects.filter(code=code) if code else Party.objects.filter(name=value)
-        )
+        if code:
+            parties = list(Party.objects.filter(code=code))
+        elif value.isdigit():
+            parties = list(Party.objects.filter(pk=int(value)))
+        else:
+            parties = list(Party.objects.filter(name=value))
         if not parties:
-            raise CommandError(f"No party with the name or code {value!r}.")
+            raise CommandError(f"No party with the name, code or id {value!r}.")
         if len(parties) > 1:
             codes = ", ".join(f"{p.code} (by {p.owner})" for p in parties)
             raise CommandError(f"{len(parties)} parties are named {value!r}; give a code: {codes}")
