@@ -220,3 +220,12 @@ def test_the_command_takes_a_party_id_or_code_and_refuses_an_ambiguous_name(
     make_party(bob, name="Sunrise Squad")
     with pytest.raises(CommandError, match="2 parties are named"):
         call_command("print_cards", "--party", "Sunrise Squad", "--out", str(out))
+
+
+def test_an_empty_party_says_there_is_nothing_to_print(client, alice):
+    party = make_party(alice, name="Nobody Yet")
+    client.force_login(alice)
+    page = client.get(reverse("print_page"), {"party": party.code, "paper": "a4"})
+    assert "Nothing to print" in page.content.decode()
+    response = client.get(reverse("print_sheet"), {"party": party.code, "paper": "a4"})
+    assert response.status_code == 400

@@ -13,8 +13,9 @@ Choices (the issue left them open):
   never touches the network, so no redirect can be followed.
 - Time. Each render runs in a worker process (`multiprocessing`, spawn) from a small pool;
   the caller waits at most `timeout` seconds, then the pool is terminated (the process is
-  killed, unlike a thread) and `RenderTimeout` is raised. The warm worker keeps WeasyPrint
-  and the fonts loaded, so only the first render pays for starting it.
+  killed, unlike a thread) and `RenderTimeout` is raised. Workers load WeasyPrint and the
+  fonts when they start, so no user's render pays for that; render.py splits a deck of
+  several sheets over the workers and `join_pdfs` puts the parts together.
 """
 
 import atexit

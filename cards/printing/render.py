@@ -18,7 +18,7 @@ SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
 
 
 class TooManyCards(ValueError):
-    pass
+    """Too many cards, or none at all, for one PDF; the message says which."""
 
 
 @dataclass
@@ -182,6 +182,8 @@ def render_faces(
     worker processes, laid out side by side and joined into one PDF."""
     if len(faces) > MAX_FACES:
         raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
+    if not faces:
+        raise TooManyCards("Nothing to print: the party has no Archon and no Memeyori yet.")
     workers = getattr(settings, "PRINT_RENDER_WORKERS", 2)
     per_page = 1 if bleed else len(sheet.slots)
     jobs, first_zone = [], 1
