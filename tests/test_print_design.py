@@ -24,7 +24,7 @@ def test_black_type_band_text_stays_readable_on_any_tint_even_in_greyscale(rgb):
     assert (luminance(tint) + 0.05) / 0.05 >= 7
 
 
-def test_the_print_page_shows_progress_while_it_renders(client):
+def test_the_print_page_shows_progress_while_it_renders(client, db):
     page = client.get("/print/").content.decode()
     assert 'hx-indicator="#rendering"' in page
     assert 'id="rendering" class="htmx-indicator' in page
