@@ -20,6 +20,7 @@ Choices (the issue left them open):
 
 import atexit
 import io
+import logging
 import multiprocessing
 import threading
 import time
@@ -226,10 +227,17 @@ _pool_lock = threading.Lock()
 TASKS_PER_WORKER = 50
 
 
+def _quiet_missing_glyphs(record: logging.LogRecord) -> bool:
+    # One line per missing glyph per card (emoji Type symbols without an emoji font) would
+    # bury the warnings that matter, such as refused URLs. The README says which font.
+    return ".notdef glyph" not in record.getMessage()
+
+
 def _warm_up() -> None:
     """Load WeasyPrint and the fonts when a worker starts, not in a user's first render."""
     from weasyprint import HTML
 
+    logging.getLogger("weasyprint").addFilter(_quiet_missing_glyphs)
     HTML(string="<p>warm</p>").render()
 
 
