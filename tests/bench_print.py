@@ -4,7 +4,7 @@ Runs on a throw-away test database filled by seed_demo. Both sides render in thi
 process (no worker) so the ratio compares layouts; the worker's round trip is shown too.
 """
 
-import time
+import os
 
 from tests.bench import timed
 
@@ -45,6 +45,8 @@ def bench_print() -> None:
     from cards.printing.deck import character_faces
     from cards.printing.render import _roots, build_document, render_faces
 
+    # Two cores shared with others: say how busy the machine was, as the times depend on it.
+    print(f"print: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     setup_test_environment()
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
@@ -71,10 +73,8 @@ def bench_print() -> None:
             text_pages = len(HTML(string=text_html).render().pages)
             text = timed(lambda h=text_html: HTML(string=h).write_pdf(), repeat=3)
             # The real path: build the markup, send it to the worker, get the PDF back.
-            render_faces(chosen, sheet=sheet)  # warm the worker
-            start = time.perf_counter()
-            render_faces(chosen, sheet=sheet)
-            served = time.perf_counter() - start
+            render_faces(chosen, sheet=sheet)  # the workers start warm; this fills caches
+            served = timed(lambda c=chosen: render_faces(c, sheet=sheet), repeat=3)
             print(
                 f"print: {label}: {len(chosen)} cards on {result.pages} pages in {ours:.2f} s "
                 f"({result.passes} layout pass{'es' if result.passes > 1 else ''}); "
