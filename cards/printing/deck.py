@@ -93,10 +93,10 @@ class Face:
     def paragraphs(self) -> tuple[str, ...]:
         """The zone's text, roughly as it wraps, for fit.estimate_step."""
         if self.kind == "master":
+            # As _mastercard.html writes each card's row.
             rows = [
                 f"* {c.name} · {c.category} · {c.mp_cost} MP · Power {c.power}"
-                + (f" (T2 {c.tier2_power}" if c.tier2_power is not None else "")
-                + (f", T3 {c.tier3_power})" if c.tier3_power is not None else "")
+                + (f" (T2 {c.tier2_power}, T3 {c.tier3_power})" if c.tier2_power else "")
                 + f" · Rank {c.unlock_rank}{' · Quick' if c.quick else ''}"
                 for c in self.cards
             ]
@@ -110,7 +110,7 @@ class Face:
             (card.tier3_power, card.tier3_text),
         ):
             if power is not None:
-                rows += ["Tier 2 (4 Resonance) Power 99", *text.splitlines()]
+                rows += ["Tier 2 (4 Resonance) · Power 99", *text.splitlines()]
         return tuple(rows)
 
 
