@@ -143,6 +143,10 @@ def test_the_owner_uploads_a_portrait(client, alice, types, settings):
     assert response.status_code == 302
     m.refresh_from_db()
     assert m.portrait_print and m.portrait_focus_y == 0.3
+    page = client.get(url).content.decode()
+    # The click-to-focus picker, from a static script: no inline code or style for the CSP.
+    assert 'id="focus-image"' in page and "js/portrait-focus.js" in page
+    assert "style=" not in page and "<script>" not in page
     # The Mastercard now carries it, fetched from media by the renderer.
     pdf_url = reverse("print_mastercard", kwargs={"kind": "memeyori", "code": m.code})
     assert b"/Subtype /Image" in client.get(pdf_url, {"paper": "card"}).content
@@ -204,3 +208,24 @@ def test_the_command_says_what_it_could_not_find(db, tmp_path):
         call_command("print_cards", "--party", "Nobody", "--out", str(tmp_path / "x.pdf"))
     with pytest.raises(CommandError, match="No Memeyori or Archon"):
         call_command("print_cards", "--character", "not-a-code", "--out", str(tmp_path / "x.pdf"))
+
+
+def test_the_command_takes_a_party_id_or_code_and_refuses_an_ambiguous_name(
+    alice, bob, squad, tmp_path
+):
+    out = tmp_path / "cards.pdf"
+    for value in (str(squad.pk), str(squad.code)):
+        call_command("print_cards", "--party", value, "--out", str(out))
+        assert len(PdfReader(out).pages) == 1
+    make_party(bob, name="Sunrise Squad")
+    with pytest.raises(CommandError, match="2 parties are named"):
+        call_command("print_cards", "--party", "Sunrise Squad", "--out", str(out))
+
+
+def test_an_empty_party_says_there_is_nothing_to_print(client, alice):
+    party = make_party(alice, name="Nobody Yet")
+    client.force_login(alice)
+    page = client.get(reverse("print_page"), {"party": party.code, "paper": "a4"})
+    assert "Nothing to print" in page.content.decode()
+    response = client.get(reverse("print_sheet"), {"party": party.code, "paper": "a4"})
+    assert response.status_code == 400

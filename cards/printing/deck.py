@@ -31,6 +31,7 @@ class Face:
     cards: list = field(default_factory=list)
     zone: int = 0
     step: int = 0
+    lines: list[int] = field(default_factory=list)  # zone ids of its one-line zones
     type_slug: str = "back"
 
     @property
@@ -48,6 +49,18 @@ class Face:
         if len(name) > longer_at:
             return " longer"
         return " long" if len(name) > long_at else ""
+
+    @property
+    def band_class(self) -> str:
+        """Smaller type in the Type band when its text is long (see card.css)."""
+        if self.kind == "master":
+            length = len(self.character.type.name) + 10
+        else:
+            card = self.card
+            length = len(card.type.name) + len(card.get_category_display()) + 6 * card.quick + 5
+        if length > 40:
+            return " longer"
+        return " long" if length > 30 else ""
 
     @property
     def portrait_url(self) -> str:
@@ -80,10 +93,10 @@ class Face:
     def paragraphs(self) -> tuple[str, ...]:
         """The zone's text, roughly as it wraps, for fit.estimate_step."""
         if self.kind == "master":
+            # As _mastercard.html writes each card's row.
             rows = [
                 f"* {c.name} · {c.category} · {c.mp_cost} MP · Power {c.power}"
-                + (f" (T2 {c.tier2_power}" if c.tier2_power is not None else "")
-                + (f", T3 {c.tier3_power})" if c.tier3_power is not None else "")
+                + (f" (T2 {c.tier2_power}, T3 {c.tier3_power})" if c.tier2_power else "")
                 + f" · Rank {c.unlock_rank}{' · Quick' if c.quick else ''}"
                 for c in self.cards
             ]
@@ -97,7 +110,7 @@ class Face:
             (card.tier3_power, card.tier3_text),
         ):
             if power is not None:
-                rows += ["Tier 2 (4 Resonance) Power 99", *text.splitlines()]
+                rows += ["Tier 2 (4 Resonance) · Power 99", *text.splitlines()]
         return tuple(rows)
 
 
@@ -118,8 +131,15 @@ def party_characters(party: Party) -> list[Character]:
 def number_zones(faces: list[Face], first: int = 1) -> dict[int, tuple[str, int]]:
     """Give every text zone an id and a first step; returns what the render job needs."""
     zones = {}
-    for number, face in enumerate((f for f in faces if f.kind != "back"), start=first):
+    number = first
+    for face in faces:
+        if face.kind == "back":
+            continue
         face.zone = number
         face.step = fit.estimate_step(face.kind, face.paragraphs())
         zones[number] = (face.kind, face.step)
+        # Name and Type band; a move card also has its owner line.
+        face.lines = list(range(number + 1, number + (4 if face.kind == "move" else 3)))
+        zones.update((line, ("line", 0)) for line in face.lines)
+        number = face.lines[-1] + 1
     return zones

@@ -22,9 +22,12 @@ from dataclasses import dataclass
 STEPS = {
     "move": (8.0, 7.5, 7.0, 6.5, 6.0, 5.5, 5.0),
     "master": (6.5, 6.0, 5.5, 5.0, 4.5),
+    # One-line zones (names, the Type band, the owner line) keep their designed size: they
+    # are checked so that an overflow is reported, never hidden.
+    "line": (0.0,),
 }
 # Zone sizes in mm (card.css: .move .fit and .mastercard .fit).
-ZONES = {"move": (53.0, 45.0), "master": (53.0, 29.0)}
+ZONES = {"move": (55.6, 60.4), "master": (55.6, 28.0)}
 LINE_HEIGHT = 1.2
 # DejaVu Sans averages a little over half an em per character in running English.
 EM_PER_CHAR = 0.55
@@ -87,17 +90,19 @@ def overflowing_zones(document) -> dict[int, float]:
     """
     found = {}
     for page in document.pages:
+        seen = set()
         for box in page._page_box.descendants(placeholders=True):
             element = getattr(box, "element", None)
-            if element is None or box.element_tag != "div":
+            if element is None or id(element) in seen or element.get("data-fit") is None:
                 continue
-            zone = element.get("data-fit")
-            if zone is None or not box.children or getattr(box, "height", None) in (None, "auto"):
+            # The element's own box comes before any anonymous box made from it.
+            seen.add(id(element))
+            if not box.children or not isinstance(getattr(box, "height", None), float | int):
                 continue
             top = box.content_box_y()
             bottom = max(child.position_y + child.margin_height() for child in box.children)
             used = bottom - top
             # Half a point of slack: sub-pixel rounding is not an overflow.
             if used > box.height + 0.5:
-                found[int(zone)] = used / max(box.height, 1.0)
+                found[int(element.get("data-fit"))] = used / max(box.height, 1.0)
     return found

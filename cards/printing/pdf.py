@@ -13,12 +13,14 @@ Choices (the issue left them open):
   never touches the network, so no redirect can be followed.
 - Time. Each render runs in a worker process (`multiprocessing`, spawn) from a small pool;
   the caller waits at most `timeout` seconds, then the pool is terminated (the process is
-  killed, unlike a thread) and `RenderTimeout` is raised. The warm worker keeps WeasyPrint
-  and the fonts loaded, so only the first render pays for starting it.
+  killed, unlike a thread) and `RenderTimeout` is raised. Workers load WeasyPrint and the
+  fonts when they start, so no user's render pays for that; render.py splits a deck of
+  several sheets over the workers and `join_pdfs` puts the parts together.
 """
 
 import atexit
 import io
+import logging
 import multiprocessing
 import threading
 import time
@@ -225,10 +227,17 @@ _pool_lock = threading.Lock()
 TASKS_PER_WORKER = 50
 
 
+def _quiet_missing_glyphs(record: logging.LogRecord) -> bool:
+    # One line per missing glyph per card (emoji Type symbols without an emoji font) would
+    # bury the warnings that matter, such as refused URLs. The README says which font.
+    return ".notdef glyph" not in record.getMessage()
+
+
 def _warm_up() -> None:
     """Load WeasyPrint and the fonts when a worker starts, not in a user's first render."""
     from weasyprint import HTML
 
+    logging.getLogger("weasyprint").addFilter(_quiet_missing_glyphs)
     HTML(string="<p>warm</p>").render()
 
 

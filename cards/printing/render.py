@@ -18,7 +18,7 @@ SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
 
 
 class TooManyCards(ValueError):
-    pass
+    """Too many cards, or none at all, for one PDF; the message says which."""
 
 
 @dataclass
@@ -145,6 +145,19 @@ def marks_svg(page_w: float, page_h: float, marks) -> bytes:
     ).encode()
 
 
+LINE_NAMES = ("name", "Type line", "owner line")
+
+
+def _cut_message(face: Face, zone: int) -> str:
+    if zone == face.zone:
+        return (
+            f"{face.title}: its text does not fit even at {fit.STEPS[face.kind][-1]:g} pt; "
+            "the card says where it is cut."
+        )
+    line = LINE_NAMES[face.lines.index(zone)]
+    return f"{face.title}: its {line} is too long for the card and is cut; shorten it."
+
+
 def _chunks(faces: list[Face], per_page: int, count: int) -> list[list[Face]]:
     """Split at page boundaries into at most `count` runs of about equal length."""
     pages = layout.pages(faces, per_page)
@@ -169,6 +182,8 @@ def render_faces(
     worker processes, laid out side by side and joined into one PDF."""
     if len(faces) > MAX_FACES:
         raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
+    if not faces:
+        raise TooManyCards("Nothing to print: the party has no Archon and no Memeyori yet.")
     workers = getattr(settings, "PRINT_RENDER_WORKERS", 2)
     per_page = 1 if bleed else len(sheet.slots)
     jobs, first_zone = [], 1
@@ -191,18 +206,15 @@ def render_faces(
         jobs, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30), workers=workers
     )
     by_zone = {f.zone: f for f in faces if f.kind != "back"}
+    by_zone.update((line, f) for f in faces for line in f.lines)
     cut = [z for r in results for z in r.cut]
     steps = {z: step for r in results for z, step in r.steps.items()}
     refused = [url for r in results for url in r.refused]
-    preflight = [
-        f"{by_zone[z].title}: its text does not fit even at "
-        f"{fit.STEPS[by_zone[z].kind][-1]:g} pt; the card says where it is cut."
-        for z in cut
-    ]
+    preflight = [_cut_message(by_zone[z], z) for z in cut]
     shrunk = [
         f"{by_zone[z].title}: text set at {fit.STEPS[by_zone[z].kind][step]:g} pt to fit."
         for z, step in sorted(steps.items())
-        if step > 0 and z not in cut
+        if step > 0 and z not in cut and z == by_zone[z].zone
     ]
     media = pdf.ASSET_BASE + settings.MEDIA_URL.strip("/") + "/"
     preflight += [

@@ -23,7 +23,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         chosen = parser.add_mutually_exclusive_group(required=True)
-        chosen.add_argument("--party", help="the party's name or code (UUID)")
+        chosen.add_argument("--party", help="the party's name, code (UUID) or database id")
         chosen.add_argument(
             "--character", action="append", metavar="CODE", help="a character's code; repeatable"
         )
@@ -49,12 +49,16 @@ class Command(BaseCommand):
         self.stdout.write(f"Wrote {len(faces)} cards on {result.pages} pages to {out}")
 
     def _party(self, value: str):
+        # A local admin tool, so the database id is accepted too (never in a public URL).
         code = _as_uuid(value)
-        parties = list(
-            Party.objects.filter(code=code) if code else Party.objects.filter(name=value)
-        )
+        if code:
+            parties = list(Party.objects.filter(code=code))
+        elif value.isdigit():
+            parties = list(Party.objects.filter(pk=int(value)))
+        else:
+            parties = list(Party.objects.filter(name=value))
         if not parties:
-            raise CommandError(f"No party with the name or code {value!r}.")
+            raise CommandError(f"No party with the name, code or id {value!r}.")
         if len(parties) > 1:
             codes = ", ".join(f"{p.code} (by {p.owner})" for p in parties)
             raise CommandError(f"{len(parties)} parties are named {value!r}; give a code: {codes}")
