@@ -5,6 +5,7 @@ Every bad value is refused with a message that names the field (R1), next to tha
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
 
 from . import stats
 from .models import (
@@ -16,12 +17,7 @@ from .models import (
     Type,
     check_party_memeyori,
 )
-
-# R1: Pillow reads many formats; the print pipeline promises only these three.
-PORTRAIT_FORMATS = {"PNG", "JPEG", "WEBP"}
-PORTRAIT_MAX_BYTES = 10 * 1024 * 1024
-# A small file can still decode to a huge bitmap; 40 MP is more than any camera portrait.
-PORTRAIT_MAX_PIXELS = 40_000_000
+from .printing.portraits import portrait_open
 
 
 def _range_messages(label: str, low: int, high: int) -> dict[str, str]:
@@ -94,7 +90,9 @@ class CharacterForm(forms.ModelForm):
     wit = _number_field("Wit", stats.ATTRIBUTE_MIN, stats.ATTRIBUTE_MAX)
     speed = _number_field("Speed", stats.ATTRIBUTE_MIN, stats.ATTRIBUTE_MAX)
     aura = _number_field("Aura", stats.ATTRIBUTE_MIN, stats.ATTRIBUTE_MAX)
-    portrait = forms.ImageField(
+    # A FileField: the print pipeline's portrait_open is the one check (format whitelist,
+    # size, decompression bombs), so no other code decodes an unchecked upload first.
+    portrait = forms.FileField(
         required=False,
         help_text="PNG, JPEG or WebP, at most 10 MB.",
         widget=forms.ClearableFileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
@@ -130,17 +128,11 @@ class CharacterForm(forms.ModelForm):
             super()._post_clean()
 
     def clean_portrait(self):
-        image = self.cleaned_data.get("portrait")
-        if not image or not hasattr(image, "image"):
-            return image
-        if image.size > PORTRAIT_MAX_BYTES:
-            raise ValidationError("The portrait must be at most 10 MB.")
-        if (image.image.format or "").upper() not in PORTRAIT_FORMATS:
-            raise ValidationError("The portrait must be a PNG, JPEG or WebP image.")
-        width, height = image.image.size
-        if width * height > PORTRAIT_MAX_PIXELS:
-            raise ValidationError("The portrait is too large (at most 40 megapixels).")
-        return image
+        upload = self.cleaned_data.get("portrait")
+        if upload and isinstance(upload, UploadedFile):
+            portrait_open(upload)  # raises ValidationError with the player's message
+            upload.seek(0)
+        return upload
 
     def attribute_values(self) -> dict[str, int] | None:
         """The validated attributes (and Rank) for stats.explain, or None if any is bad."""

@@ -17,6 +17,7 @@ from .models import (
     Visibility,
     check_party_memeyori,
 )
+from .printing import portraits
 
 
 @transaction.atomic
@@ -63,8 +64,8 @@ def character_set_portrait(*, character: Character, image) -> None:
         return
     if not isinstance(image, UploadedFile):
         return
-    character.portrait.save(image.name, image, save=False)
-    character.save(update_fields=["portrait", "updated"])
+    # Cleaned, cropped around the focal point, with print and thumbnail sizes (R: issue 4).
+    portraits.character_set_portrait(character=character, upload=image)
 
 
 @transaction.atomic

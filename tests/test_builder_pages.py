@@ -164,13 +164,16 @@ def test_a_portrait_is_stored_when_it_is_a_real_image(client, alice, types, embe
     assert response.status_code == 302
     ember.refresh_from_db()
     assert ember.portrait.name.startswith("portraits/")
+    # The builder's upload goes through the print pipeline: cropped print and thumbnail.
+    assert ember.portrait_print.name.startswith("portraits/print/")
+    assert ember.portrait_thumb.name.startswith("portraits/thumbs/")
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"not an image at all", "Upload a valid image"),
-        (png_bytes("GIF"), "must be a PNG, JPEG or WebP"),
+        (b"not an image at all", "This file is not a PNG, JPEG or WebP image."),
+        (png_bytes("GIF"), "GIF images are not accepted: upload a PNG, JPEG or WebP image."),
     ],
 )
 def test_a_bad_portrait_is_refused_and_nothing_changes(

@@ -5,13 +5,13 @@ import base64
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
-from cards.views import CHARACTER_MODELS, get_character_for_viewer
+from cards.views import get_character_for_owner, get_character_for_viewer
 
 from . import layout, pdf
 from .deck import Face, character_faces
@@ -115,18 +115,10 @@ def mastercard_png(request, kind, code):
     return response
 
 
-def _get_own_character(request, kind, code):
-    """Only the owner changes a portrait; for anyone else the character does not exist."""
-    model = CHARACTER_MODELS.get(kind)
-    if model is None:
-        raise Http404
-    return get_object_or_404(model.objects.select_related("type"), code=code, owner=request.user)
-
-
 @require_http_methods(["GET", "POST"])
 @login_required
 def portrait_page(request, kind, code):
-    character = _get_own_character(request, kind, code)
+    character = get_character_for_owner(request, kind, code)
     initial = {"focus_x": character.portrait_focus_x, "focus_y": character.portrait_focus_y}
     if request.method == "POST":
         form = PortraitForm(request.POST, request.FILES, initial=initial)

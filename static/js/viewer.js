@@ -9,7 +9,21 @@
   var speed = controls.querySelector("[data-action=speed]");
   var timer = null;
 
+  // A key pressed while a step is still loading waits for it: clicking a link that htmx
+  // is about to replace would be lost.
+  var busy = false;
+  var queued = null;
+  document.body.addEventListener("htmx:beforeRequest", function () { busy = true; });
+  document.body.addEventListener("htmx:afterSettle", function () {
+    busy = false;
+    if (queued) { var name = queued; queued = null; follow(name); }
+  });
+  ["htmx:responseError", "htmx:sendError"].forEach(function (name) {
+    document.body.addEventListener(name, function () { busy = false; queued = null; });
+  });
+
   function follow(name) {
+    if (busy) { queued = name; return true; }
     var link = document.querySelector('#viewer a[data-nav="' + name + '"]');
     if (link) { link.click(); return true; }
     return false;
