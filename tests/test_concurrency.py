@@ -5,10 +5,12 @@ import threading
 import pytest
 from django.db import connection, transaction
 
+from battles.models import Battle
+from battles.services import battle_run
 from cards.models import Card, Memeyori, Party
 from cards.services import party_set_memeyori
 
-from .conftest import make_memeyori
+from .conftest import make_memeyori, make_party
 
 THREADS = 16
 WRITES_PER_THREAD = 5
@@ -55,3 +57,26 @@ def test_sixteen_threads_write_characters_and_parties_at_once(alice, types):
     assert Memeyori.objects.count() == total
     assert Card.objects.count() == total
     assert Party.objects.filter(slots__isnull=False).distinct().count() == total
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sixteen_threads_run_and_save_battles_at_once(alice, types):
+    party = make_party(alice, name="Sparring")
+    team = [make_memeyori(alice, types["Blaze"], name=f"S{i}") for i in range(2)]
+    for m in team:
+        Card.objects.create(memeyori=m, type=types["Blaze"], name="Nip", category="physical")
+    party_set_memeyori(party=party, memeyori=team)
+
+    def work(n: int):
+        for i in range(2):
+            battle_run(owner=alice, party_a=party, party_b=party, seed=n * 10 + i,
+                       counts_for_growth=True)  # fmt: skip
+
+    errors = run_threads(work)
+    assert errors == []
+    battles = Battle.objects.all()
+    assert battles.count() == THREADS * 2
+    # Every battle's growth was applied in its own transaction; none was lost.
+    grown = sum(len(b.growth_applied or []) for b in battles)
+    ranks = sum(m.rank - 1 for m in Memeyori.objects.filter(pk__in=[m.pk for m in team]))
+    assert ranks == min(grown, 2 * 5)
