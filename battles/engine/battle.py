@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from . import damage as dmg
-from .dice import roll_attack
+from .dice import roll_faces
 from .model import (
     ARCHON_SUMMON_COST,
     FIELD_SIZE,
@@ -91,9 +91,13 @@ class Side:
 
     def lost(self) -> bool:
         """R9: no conscious Memeyori and no Archon on the field."""
-        return not self.archon_active() and not any(
-            f.hp > 0 and f.status in (STORED, FIELD) for f in self.roster
-        )
+        archon = self.archon
+        if archon is not None and archon.status == FIELD:
+            return False
+        for f in self.roster:
+            if f.hp > 0 and (f.status == STORED or f.status == FIELD):
+                return False
+        return True
 
 
 class Play(NamedTuple):
@@ -239,6 +243,17 @@ def combatant_record(spec: FighterSpec) -> dict:
     }
 
 
+def _position(cards: list[CardSpec], card_id: str) -> int:
+    for index, card in enumerate(cards):
+        if card.id == card_id:
+            return index
+    return -1
+
+
+def _wave_key(entry) -> tuple[int, int]:
+    return entry[0], entry[1]
+
+
 class Engine:
     def __init__(self, data: BattleInput, policies, rng: random.Random):
         self.chart = data.chart
@@ -255,6 +270,8 @@ class Engine:
         self.events: list[dict] = []
         self.memos: tuple[dict, dict] = ({}, {})
         self.round = 0
+        # Knock-outs and dismissals so far: only they can make a side lose (R9).
+        self.upheavals = 0
 
     # -- small helpers -----------------------------------------------------------------
     def emit(self, kind: str, **fields) -> None:
@@ -263,34 +280,40 @@ class Engine:
     def draw(self, side: Side, count: int) -> None:
         """Draw from the top of the pile; an empty pile is refilled from the discard (R9.1)."""
         drawn = []
+        pile = side.pile
+        hand = side.hand
         for _ in range(count):
-            if not side.pile:
+            if not pile:
                 if not side.discard:
                     break
-                side.pile = side.discard
+                pile = side.pile = side.discard
                 side.discard = []
-                self.rng.shuffle(side.pile)
-                self.emit("reshuffle", side=side.index, cards=len(side.pile))
-            card = side.pile.pop()
-            side.hand.append(card)
+                self.rng.shuffle(pile)
+                self.events.append({"round": self.round, "kind": "reshuffle", "side": side.index,
+                                    "cards": len(pile)})  # fmt: skip
+            card = pile.pop()
+            hand.append(card)
             drawn.append(card.id)
-        self.emit("draw", side=side.index, cards=drawn)
+        self.events.append({"round": self.round, "kind": "draw", "side": side.index,
+                            "cards": drawn})  # fmt: skip
 
     def bring_in(self, side: Side, fighter: Fighter) -> None:
         """A newcomer's cards are shuffled into the pile and one of them is drawn (R9.2, R9.5)."""
         fighter.status = FIELD
         fighter.fielded = True
         fighter.played_nonquick = 0
-        cards = list(fighter.spec.playable_cards())
+        cards = fighter.spec.playable_cards()
         if not cards:
             self.emit("draw", side=side.index, cards=[])
             return
-        side.pile.extend(cards)
-        self.rng.shuffle(side.pile)
+        pile = side.pile
+        pile.extend(cards)
+        self.rng.shuffle(pile)
         # The topmost of its own cards: a uniformly random one of them, as the shuffle is.
-        for i in range(len(side.pile) - 1, -1, -1):
-            if side.pile[i].id.split(".")[0] == fighter.id:
-                card = side.pile.pop(i)
+        mine = fighter.id + "."
+        for i in range(len(pile) - 1, -1, -1):
+            if pile[i].id.startswith(mine):
+                card = pile.pop(i)
                 break
         side.hand.append(card)
         self.emit("draw", side=side.index, cards=[card.id])
@@ -306,20 +329,18 @@ class Engine:
     def gain(self, side: Side, delta: int, reason: str) -> None:
         total = min(RESONANCE_MAX, side.resonance + delta)
         if total != side.resonance or delta:
-            self.emit(
-                "resonance",
-                side=side.index,
-                delta=total - side.resonance,
-                total=total,
-                reason=reason,
-            )
+            self.events.append({"round": self.round, "kind": "resonance", "side": side.index,
+                                "delta": total - side.resonance, "total": total,
+                                "reason": reason})  # fmt: skip
         side.resonance = total
 
     def spend(self, side: Side, amount: int, reason: str) -> None:
         if amount > side.resonance:
             raise ValueError(f"side {side.index} cannot pay {amount} Resonance for {reason}")
         side.resonance -= amount
-        self.emit("resonance", side=side.index, delta=-amount, total=side.resonance, reason=reason)
+        self.events.append({"round": self.round, "kind": "resonance", "side": side.index,
+                            "delta": -amount, "total": side.resonance,
+                            "reason": reason})  # fmt: skip
 
     # -- the battle ----------------------------------------------------------------------
     def setup(self) -> None:
@@ -338,26 +359,37 @@ class Engine:
 
     def round_start(self) -> None:
         """R9.1: Resonance or Archon upkeep, the draw from round 2, the MP refill."""
-        self.emit("round_start")
+        rnd = self.round
+        append = self.events.append
+        append({"round": rnd, "kind": "round_start"})
         for side in self.sides:
-            if side.archon_active():
+            archon = side.archon
+            if archon is not None and archon.status == FIELD:
                 if side.resonance >= 1:
                     self.spend(side, 1, "archon upkeep")
                 else:
                     # Ruling: dismissal replaces this round's passive gain.
-                    side.archon.status = DISMISSED
-                    self.leave_play(side, side.archon)
-                    self.emit("dismiss", side=side.index, combatant=side.archon.id, reason="upkeep")
+                    archon.status = DISMISSED
+                    self.leave_play(side, archon)
+                    self.upheavals += 1
+                    append({"round": rnd, "kind": "dismiss", "side": side.index,
+                            "combatant": archon.id, "reason": "upkeep"})  # fmt: skip
             else:
-                summoned = sum(1 for f in side.slots if f is not None and f.status == FIELD)
+                summoned = 0
+                for f in side.slots:
+                    if f is not None and f.status == FIELD:
+                        summoned += 1
                 self.gain(side, summoned, "summoned memeyori")
         for side in self.sides:
-            if self.round >= 2:
+            if rnd >= 2:
                 self.draw(side, side.spec.draw)
             side.mp = side.spec.mp
-            self.emit("mp", side=side.index, total=side.mp)
-            for f in side.field():
-                f.played_nonquick = 0
+            append({"round": rnd, "kind": "mp", "side": side.index, "total": side.mp})
+            for f in side.slots:
+                if f is not None:
+                    f.played_nonquick = 0
+            if side.archon is not None:
+                side.archon.played_nonquick = 0
 
     def plan(self) -> list[list[Play]]:
         """R9.2: each side plans against the enemy field as it stood before either planned."""
@@ -397,35 +429,38 @@ class Engine:
     def commit(self, side: Side, choices, view: View) -> list[Play]:
         """Check a policy's cards against R9.2 (hand, MP with surcharge, Resonance, targets)."""
         plays = []
-        hand = {c.id: c for c in side.hand}
-        allies = {f.id for f in side.field()}
-        enemies = {e.id for e in view.enemies}
+        hand = side.hand
+        allies = None
         for card_id, tier, target in choices:
-            card = hand.pop(card_id, None)
-            if card is None:
+            index = _position(hand, card_id)
+            if index < 0:
                 raise ValueError(f"{card_id} is not in side {side.index}'s hand")
+            card = hand[index]
             user = self.owners[card_id]
             cost = card.mp_cost + user.played_nonquick
             if cost > side.mp:
                 raise ValueError(f"{card.name} costs {cost} MP; {side.mp} left")
             card.power_at(tier)
-            if (target not in allies) if card.category == "support" else (target not in enemies):
+            if card.category == "support":
+                if allies is None:
+                    allies = [f.id for f in side.field()]
+                legal = target in allies
+            else:
+                legal = any(e.id == target for e in view.enemies)
+            if not legal:
                 raise ValueError(f"{card.name} cannot target {target}")
             side.mp -= cost
             if not card.quick:
                 user.played_nonquick += 1
-            side.hand.remove(card)
+            # By position: CardSpec's dataclass == compares every field, and ids are unique.
+            del hand[index]
             side.in_play.append(card)
             if TIER_COST[tier]:
                 self.spend(side, TIER_COST[tier], f"tier {tier}: {card.name}")
             plays.append(Play(card, user.id, tier, target, cost))
-        self.emit(
-            "plan",
-            side=side.index,
-            cards=len(plays),
-            mp_spent=side.spec.mp - side.mp,
-            mp_left=side.mp,
-        )
+        self.events.append({"round": self.round, "kind": "plan", "side": side.index,
+                            "cards": len(plays), "mp_spent": side.spec.mp - side.mp,
+                            "mp_left": side.mp})  # fmt: skip
         return plays
 
     def initiative(self) -> dict[str, int]:
@@ -450,18 +485,23 @@ class Engine:
                 k = counts.get(play.user, 0)
                 counts[play.user] = k + 1
                 entries.append((-init[play.user], k, play))
-        entries.sort(key=lambda e: (e[0], e[1]))  # stable: side A before side B
+        entries.sort(key=_wave_key)  # stable: side A before side B
         gains = [0, 0]
         i = 0
-        while i < len(entries):
-            j = i
-            while j < len(entries) and entries[j][:2] == entries[i][:2]:
+        n = len(entries)
+        sides = self.sides
+        while i < n:
+            key = entries[i][0], entries[i][1]
+            j = i + 1
+            while j < n and entries[j][0] == key[0] and entries[j][1] == key[1]:
                 j += 1
-            knocked_out = self.resolve_group([e[2] for e in entries[i:j]], -entries[i][0], gains)
+            group = [e[2] for e in entries[i:j]]
             i = j
-            if knocked_out and (self.sides[0].lost() or self.sides[1].lost()):
-                return True
-        for side in self.sides:
+            if self.resolve_group(group, -key[0], gains):
+                self.upheavals += 1
+                if sides[0].lost() or sides[1].lost():
+                    return True
+        for side in sides:
             if gains[side.index]:
                 self.gain(side, gains[side.index], "criticals and weaknesses")
         return False
@@ -469,143 +509,110 @@ class Engine:
     def resolve_group(self, plays: list[Play], initiative: int, gains: list[int]) -> bool:
         """Every card of the group is rolled on the state before it, then all apply (R9.3).
 
-        True when someone was knocked out (only then can a side have lost)."""
-        knocked_out = False
+        True when someone was knocked out (only then can a side have lost).
+
+        The hot path of a battle: events are dict literals appended directly, and the dice
+        come from dice.roll_faces, which draws exactly what dice.roll_attack would."""
+        append = self.events.append
+        rnd = self.round
+        by_id = self.by_id
+        sides = self.sides
+        rng = self.rng
+        chart = self.chart
         pending = []
         for play in plays:
-            user = self.by_id[play.user]
-            side = self.sides[user.side]
-            if not user.alive:
-                self.emit(
-                    "fizzle",
-                    side=user.side,
-                    combatant=user.id,
-                    card=play.card.id,
-                    reason="user knocked out",
-                )
+            user = by_id[play.user]
+            card = play.card
+            if user.status != FIELD or user.hp <= 0:
+                append({"round": rnd, "kind": "fizzle", "side": user.side, "combatant": user.id,
+                        "card": card.id, "reason": "user knocked out"})  # fmt: skip
                 continue
-            support = play.card.category == "support"
-            pool = side if support else self.sides[1 - user.side]
-            target = self.by_id[play.target]
+            support = card.category == "support"
+            pool = sides[user.side] if support else sides[1 - user.side]
+            target = by_id[play.target]
             retargeted = None
-            if not target.alive or target.side != pool.index:
+            if target.status != FIELD or target.hp <= 0 or target.side != pool.index:
                 # Ruling: the first combatant still standing in field order.
-                standing = [f for f in pool.field() if f.alive]
+                standing = [f for f in pool.field() if f.hp > 0]
                 if not standing:
-                    self.emit(
-                        "fizzle",
-                        side=user.side,
-                        combatant=user.id,
-                        card=play.card.id,
-                        reason="no target",
-                    )
+                    append({"round": rnd, "kind": "fizzle", "side": user.side,
+                            "combatant": user.id, "card": card.id,
+                            "reason": "no target"})  # fmt: skip
                     continue
                 retargeted, target = target.id, standing[0]
-            card = play.card
-            self.emit(
-                "play",
-                side=user.side,
-                combatant=user.id,
-                card=card.id,
-                name=card.name,
-                type=card.type,
-                category=card.category,
-                tier=play.tier,
-                mp_cost=play.mp_cost,
-                initiative=initiative,
-                targets=[target.id],
-                retargeted_from=retargeted,
-            )
-            power = card.power_at(play.tier)
+            tier = play.tier
+            append({"round": rnd, "kind": "play", "side": user.side, "combatant": user.id,
+                    "card": card.id, "name": card.name, "type": card.type,
+                    "category": card.category, "tier": tier, "mp_cost": play.mp_cost,
+                    "initiative": initiative, "targets": [target.id],
+                    "retargeted_from": retargeted})  # fmt: skip
+            power = card.power if tier == 1 else card.power_at(tier)
             if support:
-                pending.append(("heal", user, target, power))
+                pending.append((None, user, target, power))
                 continue
+            spec = user.spec
+            tspec = target.spec
             physical = card.category == "physical"
-            accuracy = user.spec.physical_accuracy if physical else user.spec.magic_accuracy
-            roll = roll_attack(self.rng, accuracy, target.spec.evasion, user.spec.crit_rate)
-            effect = self.chart.get((card.type, target.spec.type), "neutral")
-            self.emit(
-                "attack",
-                attacker=user.id,
-                defender=target.id,
-                card=card.id,
-                accuracy=accuracy,
-                evasion=target.spec.evasion,
-                crit_rate=user.spec.crit_rate,
-                attack_dice=list(roll.attack_dice),
-                explosive_dice=list(roll.explosive_dice),
-                evasion_dice=list(roll.evasion_dice),
-                hits=roll.hits,
-                glitches=roll.glitches,
-                explosive_hits=roll.explosive_hits,
-                defender_hits=roll.defender_hits,
-                landed=roll.landed,
-                critical=roll.critical,
-                complication=roll.complication,
-                effect=effect,
+            accuracy = spec.physical_accuracy if physical else spec.magic_accuracy
+            evasion = tspec.evasion
+            crit_rate = spec.crit_rate
+            attack, extra, evade, hits, glitches, xhits, dhits = roll_faces(
+                rng, accuracy, evasion, crit_rate
             )
-            if roll.landed:
+            # R4 steps 4-6, as dice.judge.
+            landed = hits > dhits
+            critical = landed and hits + xhits >= dhits + 5
+            complication = glitches >= 1 and glitches >= hits
+            effect = chart.get((card.type, tspec.type), "neutral")
+            append({"round": rnd, "kind": "attack", "attacker": user.id, "defender": target.id,
+                    "card": card.id, "accuracy": accuracy, "evasion": evasion,
+                    "crit_rate": crit_rate, "attack_dice": attack, "explosive_dice": extra,
+                    "evasion_dice": evade, "hits": hits, "glitches": glitches,
+                    "explosive_hits": xhits, "defender_hits": dhits, "landed": landed,
+                    "critical": critical, "complication": complication,
+                    "effect": effect})  # fmt: skip
+            if landed:
                 # R9.4: +1 Resonance per landed critical, +1 per landed hit on a weakness.
-                gains[user.side] += roll.critical + (effect == "weak")
-                stat = user.spec.physical_damage if physical else user.spec.magic_damage
-                pending.append(("damage", user, target, (power, stat, card, roll, effect)))
-        for what, user, target, detail in pending:
+                gains[user.side] += critical + (effect == "weak")
+                if physical:
+                    blow = (power, spec.physical_damage, tspec.defense)
+                else:
+                    blow = (power, spec.magic_damage, tspec.resistance)
+                pending.append(
+                    (blow, user, target, (card.type == spec.type, effect, critical, complication))
+                )
+        for blow, user, target, detail in pending:
             before = target.hp
-            if what == "heal":
-                amount = dmg.heal_amount(
-                    detail, user.spec.support_power, hp=max(0, before), max_hp=target.spec.max_hp
-                )
+            if blow is None:
+                spec = user.spec
+                support_power = spec.support_power
+                amount = max(0, min(detail + support_power, target.spec.max_hp - max(0, before)))
                 target.hp = before + amount
-                self.emit(
-                    "heal",
-                    source=user.id,
-                    target=target.id,
-                    amount=amount,
-                    hp_before=before,
-                    hp_after=target.hp,
-                    power=detail,
-                    support_power=user.spec.support_power,
-                )
+                append({"round": rnd, "kind": "heal", "source": user.id, "target": target.id,
+                        "amount": amount, "hp_before": before, "hp_after": target.hp,
+                        "power": detail, "support_power": support_power})  # fmt: skip
                 continue
-            power, stat, card, roll, effect = detail
-            mitigation = (
-                target.spec.defense if card.category == "physical" else target.spec.resistance
-            )
+            power, stat, mitigation = blow
+            same_type, effect, critical, complication = detail
             amount, stab, multiplier, raw = _damage(
-                power,
-                stat,
-                card.type == user.spec.type,
-                effect,
-                roll.critical,
-                roll.complication,
-                mitigation,
+                power, stat, same_type, effect, critical, complication, mitigation
             )
-            target.hp = max(0, before - amount)
-            self.emit(
-                "damage",
-                source=user.id,
-                target=target.id,
-                amount=amount,
-                hp_before=before,
-                hp_after=target.hp,
-                breakdown={
-                    "power": power,
-                    "stat": stat,
-                    "stab": stab,
-                    "type_multiplier": multiplier,
-                    "critical": roll.critical,
-                    "complication": roll.complication,
-                    "mitigation": mitigation,
-                    "raw": raw,
-                },
-            )
+            after = before - amount
+            target.hp = after if after > 0 else 0
+            append({"round": rnd, "kind": "damage", "source": user.id, "target": target.id,
+                    "amount": amount, "hp_before": before, "hp_after": target.hp,
+                    "breakdown": {"power": power, "stat": stat, "stab": stab,
+                                  "type_multiplier": multiplier, "critical": critical,
+                                  "complication": complication, "mitigation": mitigation,
+                                  "raw": raw}})  # fmt: skip
         # R9.3: knocked out once the group is applied; its remaining cards do nothing.
+        knocked_out = False
         for _, _, target, _ in pending:
             if target.hp <= 0 and target.status == FIELD:
                 target.status = KO
-                side = self.sides[target.side]
-                self.leave_play(side, target)
-                self.emit("ko", side=target.side, combatant=target.id)
+                self.leave_play(sides[target.side], target)
+                append({"round": rnd, "kind": "ko", "side": target.side,
+                        "combatant": target.id})  # fmt: skip
                 knocked_out = True
         return knocked_out
 
@@ -665,16 +672,20 @@ class Engine:
     def run(self) -> dict:
         self.setup()
         winner = False
+        # A side can only lose by a knock-out or a dismissal, so the (R9) check waits for one.
         for self.round in range(1, MAX_ROUNDS + 1):
+            seen = self.upheavals
             self.round_start()
-            winner = self.winner()
-            if winner is not False:  # an Archon alone, dismissed for want of upkeep
-                break
+            if self.upheavals != seen:
+                winner = self.winner()
+                if winner is not False:  # an Archon alone, dismissed for want of upkeep
+                    break
             plans = self.plan()
             self.resolve(plans)
-            winner = self.winner()
-            if winner is not False:
-                break
+            if self.upheavals != seen:
+                winner = self.winner()
+                if winner is not False:
+                    break
             self.round_end()
         if winner is False:
             winner = None  # R9: after 30 rounds the battle is a draw

@@ -58,30 +58,58 @@ def card_expected(view: View, card, tier: int, user, enemy) -> float:
 
 def _matchup(view: View, fighter_type: str) -> int:
     """Enemies whose Type it is weak to, minus enemies weak to its Type."""
-    enemy_types = tuple(e.spec.type for e in view.enemies)
-    key = ("matchup", fighter_type, enemy_types)
-    score = view.memo.get(key)
+    return _matchups(view).get(fighter_type) or _score_matchup(view, fighter_type)
+
+
+def _matchups(view: View) -> dict[str, int]:
+    """This enemy field's matchup scores by Type, kept for the battle (the chart is fixed)."""
+    key = ("matchup", tuple(e.spec.type for e in view.enemies))
+    table = view.memo.get(key)
+    if table is None:
+        table = view.memo[key] = {}
+    return table
+
+
+def _score_matchup(view: View, fighter_type: str) -> int:
+    table = _matchups(view)
+    score = table.get(fighter_type)
     if score is None:
         score = 0
-        for enemy_type in enemy_types:
-            score += view.effect(enemy_type, fighter_type) == "weak"
-            score -= view.effect(fighter_type, enemy_type) == "weak"
-        view.memo[key] = score
+        for enemy in view.enemies:
+            score += view.effect(enemy.spec.type, fighter_type) == "weak"
+            score -= view.effect(fighter_type, enemy.spec.type) == "weak"
+        table[fighter_type] = score
     return score
 
 
 def greedy_switch(view: View, rng):
     """Swap the field Memeyori in the worst type matchup for the stored one in the best."""
-    field = [f for f in view.side.slots if f is not None and f.alive]
-    stored = view.side.stored()
-    if not field or not stored:
+    side = view.side
+    stored = side.stored()
+    if not stored:
         return None
-    worst = max(field, key=lambda f: _matchup(view, f.spec.type))
-    worst_score = _matchup(view, worst.spec.type)
-    if worst_score <= 0:
+    table = _matchups(view)
+    worst = None
+    worst_score = 0
+    for f in side.slots:
+        if f is not None and f.alive:
+            score = table.get(f.spec.type)
+            if score is None:
+                score = _score_matchup(view, f.spec.type)
+            # The first of the worst, as max() picks.
+            if worst is None or score > worst_score:
+                worst, worst_score = f, score
+    if worst is None or worst_score <= 0:
         return None
-    best = min(stored, key=lambda f: _matchup(view, f.spec.type))
-    if _matchup(view, best.spec.type) < worst_score:
+    best = None
+    best_score = 0
+    for f in stored:
+        score = table.get(f.spec.type)
+        if score is None:
+            score = _score_matchup(view, f.spec.type)
+        if best is None or score < best_score:
+            best, best_score = f, score
+    if best_score < worst_score:
         return worst.id, best.id
     return None
 
@@ -95,96 +123,108 @@ def greedy_summon(view: View, rng) -> bool:
     )
 
 
+def _rows(view: View, card, user) -> tuple:
+    """(enemy index, Tier 1 expected damage, ((tier, Resonance, expected damage), ...)) for
+    each enemy in view order: the numbers greedy weighs for one card, kept for the battle."""
+    memo = view.memo
+    rows = []
+    for index, enemy in enumerate(view.enemies):
+        options = memo.get((card.id, enemy.id))
+        if options is None:
+            options = memo[card.id, enemy.id] = tuple(
+                (t, card_expected(view, card, t, user, enemy)) for t in card.tiers()
+            )
+        rows.append((index, options[0][1], tuple((t, TIER_COST[t], e) for t, e in options[1:])))
+    return tuple(rows)
+
+
 def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
     """Heal allies under half HP, then the best expected damage per MP until MP runs out."""
     side = view.side
     mp = side.mp
     resonance = side.resonance
-    hand = list(side.hand)
-    extra: dict[str, int] = {}
+    owners = view.owners
+    extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []
 
-    def cost(card, user):
-        return card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
-
-    def take(card, user, tier, target_id, spent):
-        nonlocal mp, resonance
-        mp -= spent
-        resonance -= TIER_COST[tier]
-        if not card.quick:
-            extra[user.id] = extra.get(user.id, 0) + 1
-        hand.remove(card)
-        plays.append((card.id, tier, target_id))
-
-    allies = side.field()
-    hurt = [f for f in allies if f.hp < f.spec.max_hp * HEAL_BELOW]
+    hurt = [f for f in side.field() if f.hp < f.spec.max_hp * HEAL_BELOW]
     if hurt:
         patient = min(hurt, key=lambda f: f.hp / f.spec.max_hp)
         missing = patient.spec.max_hp - patient.hp
         best = None
-        for card in hand:
+        for card in side.hand:
             if card.category != "support":
                 continue
-            user = view.user_of(card)
-            spent = cost(card, user)
+            user = owners[card.id]
+            spent = card.mp_cost + user.played_nonquick
             if spent > mp:
                 continue
             value = min(missing, card.power + user.spec.support_power) / (spent or FREE)
             if best is None or value > best[0]:
                 best = (value, card, user, spent)
         if best is not None:
-            take(best[1], best[2], 1, patient.id, best[3])
+            _, card, user, spent = best
+            mp -= spent
+            if not card.quick:
+                extra[user.id] = 1
+            plays.append((card.id, 1, patient.id))
 
-    hp_left = {e.id: e.hp for e in view.enemies}
+    enemies = view.enemies
     memo = view.memo
-    # (card, user, [(enemy id, ((tier, expected damage), ...)), ...]) for each attack in hand.
-    attacks = []
-    for card in hand:
+    enemy_ids = tuple(e.id for e in enemies)
+    hp_left = [e.hp for e in enemies]
+    # [MP it costs now, card, user, rows] for each attack in hand that MP still allows.
+    cands = []
+    for card in side.hand:
         if card.category == "support":
             continue
-        user = view.user_of(card)
-        rows = []
-        for enemy in view.enemies:
-            options = memo.get((card.id, enemy.id))
-            if options is None:
-                options = memo[card.id, enemy.id] = tuple(
-                    (t, card_expected(view, card, t, user, enemy)) for t in card.tiers()
-                )
-            rows.append((enemy.id, options))
-        attacks.append((card, user, rows))
-    while True:
+        user = owners[card.id]
+        spent = card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
+        if spent > mp:
+            continue
+        rows = memo.get((card.id, enemy_ids))
+        if rows is None:
+            rows = memo[card.id, enemy_ids] = _rows(view, card, user)
+        cands.append([spent, card, user, rows])
+    while cands:
         best = None
         best_score = -1.0
         # Spread damage: once an enemy is expected to fall, others are worth more.
-        rooms = {enemy_id: (hp if hp > 2 else 2) for enemy_id, hp in hp_left.items()}
-        for entry in attacks:
-            card, user, rows = entry
-            spent = card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
-            if spent > mp:
-                continue
+        rooms = [hp if hp > 2 else 2 for hp in hp_left]
+        for cand in cands:
+            spent = cand[0]
             per_mp = spent or FREE
-            for enemy_id, options in rows:
-                room = rooms[enemy_id]
-                value = options[0][1]
+            for index, value, tiers in cand[3]:
+                room = rooms[index]
                 if value > room:
                     value = room
                 tier = 1
-                for t, expect in options[1:]:
-                    if TIER_COST[t] > resonance:
-                        break
-                    better = expect if expect < room else room
-                    if better - value >= TIER_HP_PER_RESONANCE * (TIER_COST[t] - TIER_COST[tier]):
-                        tier, value = t, better
+                if tiers:
+                    paid = 0
+                    for t, price, expect in tiers:
+                        if price > resonance:
+                            break
+                        better = expect if expect < room else room
+                        if better - value >= TIER_HP_PER_RESONANCE * (price - paid):
+                            tier, value, paid = t, better, price
                 score = value / per_mp
                 if score > best_score:
                     best_score = score
-                    best = (entry, tier, enemy_id, spent, value)
+                    best = (cand, tier, index, value)
         if best is None:
-            return plays
-        entry, tier, enemy_id, spent, value = best
-        hp_left[enemy_id] -= value
-        attacks.remove(entry)
-        take(entry[0], entry[1], tier, enemy_id, spent)
+            break
+        cand, tier, index, value = best
+        spent, card, user, _ = cand
+        hp_left[index] -= value
+        mp -= spent
+        resonance -= TIER_COST[tier]
+        plays.append((card.id, tier, enemy_ids[index]))
+        if not card.quick:
+            for other in cands:
+                if other[2] is user:
+                    other[0] += 1
+        cands = [c for c in cands if c is not cand and c[0] <= mp]
+    return plays
 
 
 def random_switch(view: View, rng):
