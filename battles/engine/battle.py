@@ -100,6 +100,9 @@ class Side:
         return True
 
 
+_new_tuple = tuple.__new__
+
+
 class Play(NamedTuple):
     """A planned card: who plays it, at which Tier, on whom, for how much MP."""
 
@@ -393,7 +396,11 @@ class Engine:
 
     def plan(self) -> list[list[Play]]:
         """R9.2: each side plans against the enemy field as it stood before either planned."""
-        seen = [tuple(EnemyView(f.id, f.spec, f.hp) for f in side.field()) for side in self.sides]
+        # tuple.__new__ builds the NamedTuples without their Python-level __new__.
+        seen = [
+            tuple([_new_tuple(EnemyView, (f.id, f.spec, f.hp)) for f in side.field()])
+            for side in self.sides
+        ]
         plans = []
         for side in self.sides:
             policy = self.policies[side.index]
@@ -446,7 +453,11 @@ class Engine:
                     allies = [f.id for f in side.field()]
                 legal = target in allies
             else:
-                legal = any(e.id == target for e in view.enemies)
+                legal = False
+                for enemy in view.enemies:
+                    if enemy.id == target:
+                        legal = True
+                        break
             if not legal:
                 raise ValueError(f"{card.name} cannot target {target}")
             side.mp -= cost
@@ -457,7 +468,7 @@ class Engine:
             side.in_play.append(card)
             if TIER_COST[tier]:
                 self.spend(side, TIER_COST[tier], f"tier {tier}: {card.name}")
-            plays.append(Play(card, user.id, tier, target, cost))
+            plays.append(_new_tuple(Play, (card, user.id, tier, target, cost)))
         self.events.append({"round": self.round, "kind": "plan", "side": side.index,
                             "cards": len(plays), "mp_spent": side.spec.mp - side.mp,
                             "mp_left": side.mp})  # fmt: skip
@@ -468,7 +479,11 @@ class Engine:
         out = {}
         for side in self.sides:
             field = side.field()
-            bonus = max((f.spec.aura for f in field), default=0) // 2
+            aura = 0
+            for f in field:
+                if f.spec.aura > aura:
+                    aura = f.spec.aura
+            bonus = aura // 2
             for f in field:
                 out[f.id] = f.spec.speed + bonus
         return out
@@ -656,9 +671,13 @@ class Engine:
         out = []
         for side in self.sides:
             other = fielded[1 - side.index]
-            average = Fraction(sum(f.spec.rank for f in other), len(other))
+            total, count = sum(f.spec.rank for f in other), len(other)
+            average = None
             for f in fielded[side.index]:
-                if average >= f.spec.rank and f.spec.rank < 6:
+                # average >= rank, in integers.
+                if total >= f.spec.rank * count and f.spec.rank < 6:
+                    if average is None:
+                        average = Fraction(total, count)
                     out.append(
                         {
                             "combatant": f.id,

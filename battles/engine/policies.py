@@ -5,6 +5,8 @@ stood when planning began) and the battle's rng. Neither ever sees the other sid
 draw pile or plan.
 """
 
+import itertools
+
 from .battle import Policy, View
 from .model import ARCHON_SUMMON_COST, TIER_COST
 from .odds import expected_damage
@@ -123,19 +125,100 @@ def greedy_summon(view: View, rng) -> bool:
     )
 
 
+# Greedy's tables are pure functions of numbers printed on the cards, the chart and R4-R5,
+# so they are kept across battles, keyed by interned numbers: a card with its user's stats
+# (and the card's Type), an enemy's defences and Type, a chart, an enemy field. Numbers are
+# never reused, so clearing the tables (when they grow large) never confuses a battle.
+_NUMBERS: dict[tuple, int] = {}
+_NEXT_NUMBER = itertools.count()
+_ROWS: dict[tuple[int, int], tuple] = {}
+TABLE_LIMIT = 100_000
+
+
+def _number(key: tuple) -> int:
+    number = _NUMBERS.get(key)
+    if number is None:
+        if len(_NUMBERS) > TABLE_LIMIT:
+            _NUMBERS.clear()
+        number = _NUMBERS[key] = next(_NEXT_NUMBER)
+    return number
+
+
+def _pair(view: View, card, user, enemy) -> tuple:
+    """(Tier 1 expected damage, ((tier, Resonance, expected damage), ...) for higher Tiers)
+    of the card from its user on the enemy."""
+    return (
+        card_expected(view, card, 1, user, enemy),
+        tuple(
+            (t, TIER_COST[t], card_expected(view, card, t, user, enemy)) for t in card.tiers()[1:]
+        ),
+    )
+
+
+# The ratio below which two expected damages count as close: further apart, a division by
+# the same MP cannot make them tie, so the larger is the better play whatever the MP.
+_CLOSE = 1e-9
+NO_TIER = float("inf")
+
+
 def _rows(view: View, card, user) -> tuple:
-    """(enemy index, Tier 1 expected damage, ((tier, Resonance, expected damage), ...)) for
-    each enemy in view order: the numbers greedy weighs for one card, kept for the battle."""
-    memo = view.memo
+    """What greedy weighs for one card against this enemy field.
+
+    (rows, top index, top, sharp, cheapest tier's Resonance): rows are (enemy index, Tier 1
+    expected damage, ((tier, Resonance, expected damage), ...)) in view order; top is the
+    first largest Tier 1 expected damage. When it is sharp (no earlier enemy is close to
+    it), no Tier is affordable, and the top enemy has room for it, that enemy is this card's
+    best target exactly as the full scan would find it, so greedy skips the scan.
+    """
     rows = []
+    top = -1.0
+    top_index = 0
     for index, enemy in enumerate(view.enemies):
-        options = memo.get((card.id, enemy.id))
-        if options is None:
-            options = memo[card.id, enemy.id] = tuple(
-                (t, card_expected(view, card, t, user, enemy)) for t in card.tiers()
+        value, tiers = _pair(view, card, user, enemy)
+        rows.append((index, value, tiers))
+        if value > top:
+            top, top_index = value, index
+    sharp = True
+    for _, value, _ in rows[:top_index]:
+        if top - value <= top * _CLOSE:
+            sharp = False
+    tiers = rows[0][2]
+    return tuple(rows), top_index, top, sharp, tiers[0][1] if tiers else NO_TIER
+
+
+def _card_number(view: View, card, user) -> int:
+    memo = view.memo
+    number = memo.get(card.id)
+    if number is None:
+        spec = user.spec
+        physical = card.category == "physical"
+        number = memo[card.id] = _number(
+            (
+                "card",
+                card.type,
+                physical,
+                tuple([card.power_at(t) for t in card.tiers()]),
+                spec.physical_damage if physical else spec.magic_damage,
+                card.type == spec.type,
+                spec.physical_accuracy if physical else spec.magic_accuracy,
+                spec.crit_rate,
             )
-        rows.append((index, options[0][1], tuple((t, TIER_COST[t], e) for t, e in options[1:])))
-    return tuple(rows)
+        )
+    return number
+
+
+def _field_table(view: View, enemy_ids: tuple) -> tuple[int, dict]:
+    """(this enemy field's number, its rows by card id for this battle)."""
+    memo = view.memo
+    chart = memo.get("chart")
+    if chart is None:
+        chart = memo["chart"] = _number(("chart", frozenset(view.chart.items())))
+    foes = []
+    for enemy in view.enemies:
+        spec = enemy.spec
+        foes.append(_number(("foe", spec.type, spec.defense, spec.resistance, spec.evasion)))
+    entry = memo[enemy_ids] = (_number(("field", chart, tuple(foes))), {})
+    return entry
 
 
 def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
@@ -170,8 +253,10 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
             plays.append((card.id, 1, patient.id))
 
     enemies = view.enemies
-    memo = view.memo
-    enemy_ids = tuple(e.id for e in enemies)
+    if not enemies:
+        return plays
+    enemy_ids = tuple([e.id for e in enemies])
+    field, table = view.memo.get(enemy_ids) or _field_table(view, enemy_ids)
     hp_left = [e.hp for e in enemies]
     # [MP it costs now, card, user, rows] for each attack in hand that MP still allows.
     cands = []
@@ -182,9 +267,15 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
         spent = card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
         if spent > mp:
             continue
-        rows = memo.get((card.id, enemy_ids))
+        rows = table.get(card.id)
         if rows is None:
-            rows = memo[card.id, enemy_ids] = _rows(view, card, user)
+            key = (_card_number(view, card, user), field)
+            rows = _ROWS.get(key)
+            if rows is None:
+                if len(_ROWS) > TABLE_LIMIT:
+                    _ROWS.clear()
+                rows = _ROWS[key] = _rows(view, card, user)
+            table[card.id] = rows
         cands.append([spent, card, user, rows])
     while cands:
         best = None
@@ -194,7 +285,14 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
         for cand in cands:
             spent = cand[0]
             per_mp = spent or FREE
-            for index, value, tiers in cand[3]:
+            rows, top_index, top, sharp, cheapest_tier = cand[3]
+            if sharp and resonance < cheapest_tier and top <= rooms[top_index]:
+                score = top / per_mp
+                if score > best_score:
+                    best_score = score
+                    best = (cand, 1, top_index, top)
+                continue
+            for index, value, tiers in rows:
                 room = rooms[index]
                 if value > room:
                     value = room
