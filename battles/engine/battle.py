@@ -9,6 +9,7 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from . import damage as dmg
@@ -125,12 +126,13 @@ class View:
     """What one side sees while planning: its own state, and the enemy field as it stood
     when planning began (never the enemy's hand, draw pile or plan)."""
 
-    __slots__ = ("side", "enemies", "chart", "round", "owners", "memo", "_engine")
+    __slots__ = ("side", "enemies", "enemy_ids", "chart", "round", "owners", "memo", "_engine")
 
-    def __init__(self, engine, side, enemies, round_no):
+    def __init__(self, engine, side, enemies, round_no, enemy_ids=None):
         self._engine = engine
         self.side = side
         self.enemies = enemies
+        self.enemy_ids = tuple([e.id for e in enemies]) if enemy_ids is None else enemy_ids
         self.chart = engine.chart
         self.round = round_no
         self.owners = engine.owners
@@ -253,8 +255,7 @@ def _position(cards: list[CardSpec], card_id: str) -> int:
     return -1
 
 
-def _wave_key(entry) -> tuple[int, int]:
-    return entry[0], entry[1]
+_WAVE_KEY = itemgetter(0, 1)
 
 
 class Engine:
@@ -272,6 +273,7 @@ class Engine:
                     self.owners[c.id] = f
         self.events: list[dict] = []
         self.memos: tuple[dict, dict] = ({}, {})
+        self.blows: dict[tuple, tuple] = {}
         self.round = 0
         # Knock-outs and dismissals so far: only they can make a side lose (R9).
         self.upheavals = 0
@@ -397,14 +399,20 @@ class Engine:
     def plan(self) -> list[list[Play]]:
         """R9.2: each side plans against the enemy field as it stood before either planned."""
         # tuple.__new__ builds the NamedTuples without their Python-level __new__.
-        seen = [
-            tuple([_new_tuple(EnemyView, (f.id, f.spec, f.hp)) for f in side.field()])
-            for side in self.sides
-        ]
+        seen = []
+        for side in self.sides:
+            field = side.field()
+            seen.append(
+                (
+                    tuple([_new_tuple(EnemyView, (f.id, f.spec, f.hp)) for f in field]),
+                    tuple([f.id for f in field]),
+                )
+            )
         plans = []
         for side in self.sides:
             policy = self.policies[side.index]
-            view = View(self, side, seen[1 - side.index], self.round)
+            enemies, enemy_ids = seen[1 - side.index]
+            view = View(self, side, enemies, self.round, enemy_ids)
             choice = policy.switch(view, self.rng)
             if choice is not None:
                 self.do_switch(side, *choice)
@@ -500,7 +508,7 @@ class Engine:
                 k = counts.get(play.user, 0)
                 counts[play.user] = k + 1
                 entries.append((-init[play.user], k, play))
-        entries.sort(key=_wave_key)  # stable: side A before side B
+        entries.sort(key=_WAVE_KEY)  # stable: side A before side B
         gains = [0, 0]
         i = 0
         n = len(entries)
@@ -521,6 +529,28 @@ class Engine:
                 self.gain(side, gains[side.index], "criticals and weaknesses")
         return False
 
+    def blow(self, card: CardSpec, user: Fighter, target: Fighter, tier: int) -> list:
+        """What a card does to a target, fixed for the battle: (accuracy, evasion, crit rate,
+        chart entry, 1 if a weakness (R9.4), power, stat, mitigation, same Type (R5), and
+        the damage of each outcome (plain, complication, critical, both) once computed)."""
+        spec = user.spec
+        tspec = target.spec
+        physical = card.category == "physical"
+        effect = self.chart.get((card.type, tspec.type), "neutral")
+        blow = self.blows[card.id, target.id, tier] = (
+            spec.physical_accuracy if physical else spec.magic_accuracy,
+            tspec.evasion,
+            spec.crit_rate,
+            effect,
+            1 if effect == "weak" else 0,
+            card.power_at(tier),
+            spec.physical_damage if physical else spec.magic_damage,
+            tspec.defense if physical else tspec.resistance,
+            card.type == spec.type,
+            [None, None, None, None],
+        )
+        return blow
+
     def resolve_group(self, plays: list[Play], initiative: int, gains: list[int]) -> bool:
         """Every card of the group is rolled on the state before it, then all apply (R9.3).
 
@@ -533,7 +563,7 @@ class Engine:
         by_id = self.by_id
         sides = self.sides
         rng = self.rng
-        chart = self.chart
+        blows = self.blows
         pending = []
         for play in plays:
             user = by_id[play.user]
@@ -561,16 +591,13 @@ class Engine:
                     "category": card.category, "tier": tier, "mp_cost": play.mp_cost,
                     "initiative": initiative, "targets": [target.id],
                     "retargeted_from": retargeted})  # fmt: skip
-            power = card.power if tier == 1 else card.power_at(tier)
             if support:
-                pending.append((None, user, target, power))
+                pending.append((None, user, target, card.power_at(tier)))
                 continue
-            spec = user.spec
-            tspec = target.spec
-            physical = card.category == "physical"
-            accuracy = spec.physical_accuracy if physical else spec.magic_accuracy
-            evasion = tspec.evasion
-            crit_rate = spec.crit_rate
+            blow = blows.get((card.id, target.id, tier))
+            if blow is None:
+                blow = self.blow(card, user, target, tier)
+            accuracy, evasion, crit_rate, effect, weak = blow[:5]
             attack, extra, evade, hits, glitches, xhits, dhits = roll_faces(
                 rng, accuracy, evasion, crit_rate
             )
@@ -578,7 +605,6 @@ class Engine:
             landed = hits > dhits
             critical = landed and hits + xhits >= dhits + 5
             complication = glitches >= 1 and glitches >= hits
-            effect = chart.get((card.type, tspec.type), "neutral")
             append({"round": rnd, "kind": "attack", "attacker": user.id, "defender": target.id,
                     "card": card.id, "accuracy": accuracy, "evasion": evasion,
                     "crit_rate": crit_rate, "attack_dice": attack, "explosive_dice": extra,
@@ -588,14 +614,8 @@ class Engine:
                     "effect": effect})  # fmt: skip
             if landed:
                 # R9.4: +1 Resonance per landed critical, +1 per landed hit on a weakness.
-                gains[user.side] += critical + (effect == "weak")
-                if physical:
-                    blow = (power, spec.physical_damage, tspec.defense)
-                else:
-                    blow = (power, spec.magic_damage, tspec.resistance)
-                pending.append(
-                    (blow, user, target, (card.type == spec.type, effect, critical, complication))
-                )
+                gains[user.side] += critical + weak
+                pending.append((blow, user, target, critical * 2 + complication))
         for blow, user, target, detail in pending:
             before = target.hp
             if blow is None:
@@ -607,11 +627,14 @@ class Engine:
                         "amount": amount, "hp_before": before, "hp_after": target.hp,
                         "power": detail, "support_power": support_power})  # fmt: skip
                 continue
-            power, stat, mitigation = blow
-            same_type, effect, critical, complication = detail
-            amount, stab, multiplier, raw = _damage(
-                power, stat, same_type, effect, critical, complication, mitigation
-            )
+            _, _, _, effect, _, power, stat, mitigation, same_type, outcomes = blow
+            critical, complication = detail > 1, detail & 1 == 1
+            known = outcomes[detail]
+            if known is None:
+                known = outcomes[detail] = _damage(
+                    power, stat, same_type, effect, critical, complication, mitigation
+                )
+            amount, stab, multiplier, raw = known
             after = before - amount
             target.hp = after if after > 0 else 0
             append({"round": rnd, "kind": "damage", "source": user.id, "target": target.id,

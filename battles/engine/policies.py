@@ -65,7 +65,7 @@ def _matchup(view: View, fighter_type: str) -> int:
 
 def _matchups(view: View) -> dict[str, int]:
     """This enemy field's matchup scores by Type, kept for the battle (the chart is fixed)."""
-    key = ("matchup", tuple(e.spec.type for e in view.enemies))
+    key = ("matchup", view.enemy_ids)
     table = view.memo.get(key)
     if table is None:
         table = view.memo[key] = {}
@@ -159,16 +159,18 @@ def _pair(view: View, card, user, enemy) -> tuple:
 # the same MP cannot make them tie, so the larger is the better play whatever the MP.
 _CLOSE = 1e-9
 NO_TIER = float("inf")
+PLAYED = float("inf")
 
 
 def _rows(view: View, card, user) -> tuple:
     """What greedy weighs for one card against this enemy field.
 
-    (rows, top index, top, sharp, cheapest tier's Resonance): rows are (enemy index, Tier 1
-    expected damage, ((tier, Resonance, expected damage), ...)) in view order; top is the
-    first largest Tier 1 expected damage. When it is sharp (no earlier enemy is close to
-    it), no Tier is affordable, and the top enemy has room for it, that enemy is this card's
-    best target exactly as the full scan would find it, so greedy skips the scan.
+    (rows, top index, top, shortcut): rows are (enemy index, Tier 1 expected damage,
+    ((tier, Resonance, expected damage), ...)) in view order; top is the first largest
+    Tier 1 expected damage. When top is sharp (no earlier enemy is close to it), the
+    Resonance is below the shortcut (the cheapest Tier's, or any when there is no Tier),
+    and the top enemy has room for it, that enemy is this card's best target exactly as the
+    full scan would find it, so greedy skips the scan. A blunt top has shortcut -1: never.
     """
     rows = []
     top = -1.0
@@ -183,7 +185,8 @@ def _rows(view: View, card, user) -> tuple:
         if top - value <= top * _CLOSE:
             sharp = False
     tiers = rows[0][2]
-    return tuple(rows), top_index, top, sharp, tiers[0][1] if tiers else NO_TIER
+    shortcut = (tiers[0][1] if tiers else NO_TIER) if sharp else -1
+    return tuple(rows), top_index, top, shortcut
 
 
 def _card_number(view: View, card, user) -> int:
@@ -230,9 +233,15 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
     extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []
 
-    hurt = [f for f in side.field() if f.hp < f.spec.max_hp * HEAL_BELOW]
-    if hurt:
-        patient = min(hurt, key=lambda f: f.hp / f.spec.max_hp)
+    patient = None
+    lowest = 1.0
+    for f in side.field():
+        if f.hp < f.spec.max_hp * HEAL_BELOW:
+            # The most hurt (the first of them), as min() picks.
+            ratio = f.hp / f.spec.max_hp
+            if patient is None or ratio < lowest:
+                patient, lowest = f, ratio
+    if patient is not None:
         missing = patient.spec.max_hp - patient.hp
         best = None
         for card in side.hand:
@@ -255,16 +264,19 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
     enemies = view.enemies
     if not enemies:
         return plays
-    enemy_ids = tuple([e.id for e in enemies])
+    enemy_ids = view.enemy_ids
     field, table = view.memo.get(enemy_ids) or _field_table(view, enemy_ids)
     hp_left = [e.hp for e in enemies]
-    # [MP it costs now, card, user, rows] for each attack in hand that MP still allows.
+    # [MP it costs now, card, user, rows, top index, top, shortcut] for each attack in hand
+    # that MP allows; a played one costs more than any pool.
     cands = []
     for card in side.hand:
         if card.category == "support":
             continue
         user = owners[card.id]
-        spent = card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
+        spent = card.mp_cost + user.played_nonquick
+        if extra:
+            spent += extra.get(user.id, 0)
         if spent > mp:
             continue
         rows = table.get(card.id)
@@ -276,24 +288,29 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
                     _ROWS.clear()
                 rows = _ROWS[key] = _rows(view, card, user)
             table[card.id] = rows
-        cands.append([spent, card, user, rows])
+        cands.append([spent, card, user, *rows])
     while cands:
         best = None
         best_score = -1.0
-        # Spread damage: once an enemy is expected to fall, others are worth more.
-        rooms = [hp if hp > 2 else 2 for hp in hp_left]
         for cand in cands:
-            spent = cand[0]
-            per_mp = spent or FREE
-            rows, top_index, top, sharp, cheapest_tier = cand[3]
-            if sharp and resonance < cheapest_tier and top <= rooms[top_index]:
-                score = top / per_mp
-                if score > best_score:
-                    best_score = score
-                    best = (cand, 1, top_index, top)
+            spent, _, _, rows, top_index, top, shortcut = cand
+            if spent > mp:
                 continue
+            per_mp = spent or FREE
+            if resonance < shortcut:
+                # Spread damage: once an enemy is expected to fall, others are worth more;
+                # its room is its expected HP left, at least 2.
+                room = hp_left[top_index]
+                if top <= room or top <= 2:
+                    score = top / per_mp
+                    if score > best_score:
+                        best_score = score
+                        best = (cand, 1, top_index, top)
+                    continue
             for index, value, tiers in rows:
-                room = rooms[index]
+                room = hp_left[index]
+                if not room > 2:
+                    room = 2
                 if value > room:
                     value = room
                 tier = 1
@@ -312,7 +329,8 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
         if best is None:
             break
         cand, tier, index, value = best
-        spent, card, user, _ = cand
+        spent, card, user = cand[0], cand[1], cand[2]
+        cand[0] = PLAYED
         hp_left[index] -= value
         mp -= spent
         resonance -= TIER_COST[tier]
@@ -321,7 +339,6 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
             for other in cands:
                 if other[2] is user:
                     other[0] += 1
-        cands = [c for c in cands if c is not cand and c[0] <= mp]
     return plays
 
 
