@@ -510,23 +510,28 @@ class Engine:
                 entries.append((-init[play.user], k, play))
         entries.sort(key=_WAVE_KEY)  # stable: side A before side B
         gains = [0, 0]
-        i = 0
-        n = len(entries)
         sides = self.sides
-        while i < n:
-            key = entries[i][0], entries[i][1]
-            j = i + 1
-            while j < n and entries[j][0] == key[0] and entries[j][1] == key[1]:
-                j += 1
-            group = [e[2] for e in entries[i:j]]
-            i = j
-            if self.resolve_group(group, -key[0], gains):
-                self.upheavals += 1
-                if sides[0].lost() or sides[1].lost():
+        group = []
+        wave = None
+        for initiative, k, play in entries:
+            if (initiative, k) != wave:
+                if group and self.resolve_wave(group, -wave[0], gains):
                     return True
+                group = []
+                wave = initiative, k
+            group.append(play)
+        if group and self.resolve_wave(group, -wave[0], gains):
+            return True
         for side in sides:
             if gains[side.index]:
                 self.gain(side, gains[side.index], "criticals and weaknesses")
+        return False
+
+    def resolve_wave(self, plays: list[Play], initiative: int, gains: list[int]) -> bool:
+        """resolve_group, then True when the battle is over (R9: only a knock-out can end it)."""
+        if self.resolve_group(plays, initiative, gains):
+            self.upheavals += 1
+            return self.sides[0].lost() or self.sides[1].lost()
         return False
 
     def blow(self, card: CardSpec, user: Fighter, target: Fighter, tier: int) -> list:
