@@ -455,7 +455,8 @@ class Engine:
             cost = card.mp_cost + user.played_nonquick
             if cost > side.mp:
                 raise ValueError(f"{card.name} costs {cost} MP; {side.mp} left")
-            card.power_at(tier)
+            if tier != 1:
+                card.power_at(tier)  # raises for a Tier the card does not have
             if card.category == "support":
                 if allies is None:
                     allies = [f.id for f in side.field()]

@@ -112,6 +112,6 @@ def roll_faces(rng: random.Random, accuracy: int, evasion: int, crit_rate: int) 
         evade,
         attack.count(4) + attack.count(5) + sixes,
         attack.count(GLITCH),
-        extra.count(4) + extra.count(5) + extra.count(6),
+        (extra.count(4) + extra.count(5) + extra.count(6)) if extra else 0,
         evade.count(4) + evade.count(5) + evade.count(6),
     )
