@@ -200,7 +200,10 @@ def _card_number(view: View, card, user) -> int:
                 "card",
                 card.type,
                 physical,
-                tuple([card.power_at(t) for t in card.tiers()]),
+                card.power,
+                card.tiers()[-1],
+                card.tier2_power,
+                card.tier3_power,
                 spec.physical_damage if physical else spec.magic_damage,
                 card.type == spec.type,
                 spec.physical_accuracy if physical else spec.magic_accuracy,
@@ -218,8 +221,13 @@ def _field_table(view: View, enemy_ids: tuple) -> tuple[int, dict]:
         chart = memo["chart"] = _number(("chart", frozenset(view.chart.items())))
     foes = []
     for enemy in view.enemies:
-        spec = enemy.spec
-        foes.append(_number(("foe", spec.type, spec.defense, spec.resistance, spec.evasion)))
+        foe = memo.get(enemy.id)
+        if foe is None:
+            spec = enemy.spec
+            foe = memo[enemy.id] = _number(
+                ("foe", spec.type, spec.defense, spec.resistance, spec.evasion)
+            )
+        foes.append(foe)
     entry = memo[enemy_ids] = (_number(("field", chart, tuple(foes))), {})
     return entry
 
