@@ -321,7 +321,8 @@ class Engine:
                 card = pile.pop(i)
                 break
         side.hand.append(card)
-        self.emit("draw", side=side.index, cards=[card.id])
+        self.events.append({"round": self.round, "kind": "draw", "side": side.index,
+                            "cards": [card.id]})  # fmt: skip
 
     def leave_play(self, side: Side, fighter: Fighter) -> None:
         """R9.2/R9.5: a combatant leaving the field takes its cards out of play everywhere."""
@@ -438,7 +439,8 @@ class Engine:
         out.status = STORED
         self.leave_play(side, out)
         side.slots[place] = inn
-        self.emit("switch", side=side.index, out=out.id, **{"in": inn.id})
+        self.events.append({"round": self.round, "kind": "switch", "side": side.index,
+                            "out": out.id, "in": inn.id})  # fmt: skip
         self.bring_in(side, inn)
 
     def commit(self, side: Side, choices, view: View) -> list[Play]:
