@@ -722,9 +722,10 @@ class Engine:
     def run(self) -> dict:
         self.setup()
         winner = False
-        # A side can only lose by a knock-out or a dismissal, so the (R9) check waits for one.
+        # After round 1's checks (a hand-made snapshot may field no one with HP), a side can
+        # only lose by a knock-out or a dismissal, so the (R9) check waits for one.
         for self.round in range(1, MAX_ROUNDS + 1):
-            seen = self.upheavals
+            seen = self.upheavals if self.round > 1 else -1
             self.round_start()
             if self.upheavals != seen:
                 winner = self.winner()
