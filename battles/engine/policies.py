@@ -7,7 +7,7 @@ draw pile or plan.
 
 import itertools
 
-from .battle import Policy, View
+from .battle import FIELD, Policy, View
 from .model import ARCHON_SUMMON_COST, TIER_COST
 from .odds import expected_damage
 
@@ -94,7 +94,7 @@ def greedy_switch(view: View, rng):
     worst = None
     worst_score = 0
     for f in side.slots:
-        if f is not None and f.alive:
+        if f is not None and f.status == FIELD and f.hp > 0:  # Fighter.alive, inlined
             score = table.get(f.spec.type)
             if score is None:
                 score = _score_matchup(view, f.spec.type)
