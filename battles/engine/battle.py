@@ -9,10 +9,11 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from . import damage as dmg
-from .dice import roll_attack
+from .dice import roll_faces
 from .model import (
     ARCHON_SUMMON_COST,
     FIELD_SIZE,
@@ -91,9 +92,16 @@ class Side:
 
     def lost(self) -> bool:
         """R9: no conscious Memeyori and no Archon on the field."""
-        return not self.archon_active() and not any(
-            f.hp > 0 and f.status in (STORED, FIELD) for f in self.roster
-        )
+        archon = self.archon
+        if archon is not None and archon.status == FIELD:
+            return False
+        for f in self.roster:
+            if f.hp > 0 and (f.status == STORED or f.status == FIELD):
+                return False
+        return True
+
+
+_new_tuple = tuple.__new__
 
 
 class Play(NamedTuple):
@@ -118,12 +126,13 @@ class View:
     """What one side sees while planning: its own state, and the enemy field as it stood
     when planning began (never the enemy's hand, draw pile or plan)."""
 
-    __slots__ = ("side", "enemies", "chart", "round", "owners", "memo", "_engine")
+    __slots__ = ("side", "enemies", "enemy_ids", "chart", "round", "owners", "memo", "_engine")
 
-    def __init__(self, engine, side, enemies, round_no):
+    def __init__(self, engine, side, enemies, round_no, enemy_ids=None):
         self._engine = engine
         self.side = side
         self.enemies = enemies
+        self.enemy_ids = tuple([e.id for e in enemies]) if enemy_ids is None else enemy_ids
         self.chart = engine.chart
         self.round = round_no
         self.owners = engine.owners
@@ -239,6 +248,16 @@ def combatant_record(spec: FighterSpec) -> dict:
     }
 
 
+def _position(cards: list[CardSpec], card_id: str) -> int:
+    for index, card in enumerate(cards):
+        if card.id == card_id:
+            return index
+    return -1
+
+
+_WAVE_KEY = itemgetter(0, 1)
+
+
 class Engine:
     def __init__(self, data: BattleInput, policies, rng: random.Random):
         self.chart = data.chart
@@ -254,7 +273,10 @@ class Engine:
                     self.owners[c.id] = f
         self.events: list[dict] = []
         self.memos: tuple[dict, dict] = ({}, {})
+        self.blows: dict[tuple, tuple] = {}
         self.round = 0
+        # Knock-outs and dismissals so far: only they can make a side lose (R9).
+        self.upheavals = 0
 
     # -- small helpers -----------------------------------------------------------------
     def emit(self, kind: str, **fields) -> None:
@@ -263,37 +285,44 @@ class Engine:
     def draw(self, side: Side, count: int) -> None:
         """Draw from the top of the pile; an empty pile is refilled from the discard (R9.1)."""
         drawn = []
+        pile = side.pile
+        hand = side.hand
         for _ in range(count):
-            if not side.pile:
+            if not pile:
                 if not side.discard:
                     break
-                side.pile = side.discard
+                pile = side.pile = side.discard
                 side.discard = []
-                self.rng.shuffle(side.pile)
-                self.emit("reshuffle", side=side.index, cards=len(side.pile))
-            card = side.pile.pop()
-            side.hand.append(card)
+                self.rng.shuffle(pile)
+                self.events.append({"round": self.round, "kind": "reshuffle", "side": side.index,
+                                    "cards": len(pile)})  # fmt: skip
+            card = pile.pop()
+            hand.append(card)
             drawn.append(card.id)
-        self.emit("draw", side=side.index, cards=drawn)
+        self.events.append({"round": self.round, "kind": "draw", "side": side.index,
+                            "cards": drawn})  # fmt: skip
 
     def bring_in(self, side: Side, fighter: Fighter) -> None:
         """A newcomer's cards are shuffled into the pile and one of them is drawn (R9.2, R9.5)."""
         fighter.status = FIELD
         fighter.fielded = True
         fighter.played_nonquick = 0
-        cards = list(fighter.spec.playable_cards())
+        cards = fighter.spec.playable_cards()
         if not cards:
             self.emit("draw", side=side.index, cards=[])
             return
-        side.pile.extend(cards)
-        self.rng.shuffle(side.pile)
+        pile = side.pile
+        pile.extend(cards)
+        self.rng.shuffle(pile)
         # The topmost of its own cards: a uniformly random one of them, as the shuffle is.
-        for i in range(len(side.pile) - 1, -1, -1):
-            if side.pile[i].id.split(".")[0] == fighter.id:
-                card = side.pile.pop(i)
+        mine = fighter.id + "."
+        for i in range(len(pile) - 1, -1, -1):
+            if pile[i].id.startswith(mine):
+                card = pile.pop(i)
                 break
         side.hand.append(card)
-        self.emit("draw", side=side.index, cards=[card.id])
+        self.events.append({"round": self.round, "kind": "draw", "side": side.index,
+                            "cards": [card.id]})  # fmt: skip
 
     def leave_play(self, side: Side, fighter: Fighter) -> None:
         """R9.2/R9.5: a combatant leaving the field takes its cards out of play everywhere."""
@@ -306,20 +335,18 @@ class Engine:
     def gain(self, side: Side, delta: int, reason: str) -> None:
         total = min(RESONANCE_MAX, side.resonance + delta)
         if total != side.resonance or delta:
-            self.emit(
-                "resonance",
-                side=side.index,
-                delta=total - side.resonance,
-                total=total,
-                reason=reason,
-            )
+            self.events.append({"round": self.round, "kind": "resonance", "side": side.index,
+                                "delta": total - side.resonance, "total": total,
+                                "reason": reason})  # fmt: skip
         side.resonance = total
 
     def spend(self, side: Side, amount: int, reason: str) -> None:
         if amount > side.resonance:
             raise ValueError(f"side {side.index} cannot pay {amount} Resonance for {reason}")
         side.resonance -= amount
-        self.emit("resonance", side=side.index, delta=-amount, total=side.resonance, reason=reason)
+        self.events.append({"round": self.round, "kind": "resonance", "side": side.index,
+                            "delta": -amount, "total": side.resonance,
+                            "reason": reason})  # fmt: skip
 
     # -- the battle ----------------------------------------------------------------------
     def setup(self) -> None:
@@ -338,34 +365,55 @@ class Engine:
 
     def round_start(self) -> None:
         """R9.1: Resonance or Archon upkeep, the draw from round 2, the MP refill."""
-        self.emit("round_start")
+        rnd = self.round
+        append = self.events.append
+        append({"round": rnd, "kind": "round_start"})
         for side in self.sides:
-            if side.archon_active():
+            archon = side.archon
+            if archon is not None and archon.status == FIELD:
                 if side.resonance >= 1:
                     self.spend(side, 1, "archon upkeep")
                 else:
                     # Ruling: dismissal replaces this round's passive gain.
-                    side.archon.status = DISMISSED
-                    self.leave_play(side, side.archon)
-                    self.emit("dismiss", side=side.index, combatant=side.archon.id, reason="upkeep")
+                    archon.status = DISMISSED
+                    self.leave_play(side, archon)
+                    self.upheavals += 1
+                    append({"round": rnd, "kind": "dismiss", "side": side.index,
+                            "combatant": archon.id, "reason": "upkeep"})  # fmt: skip
             else:
-                summoned = sum(1 for f in side.slots if f is not None and f.status == FIELD)
+                summoned = 0
+                for f in side.slots:
+                    if f is not None and f.status == FIELD:
+                        summoned += 1
                 self.gain(side, summoned, "summoned memeyori")
         for side in self.sides:
-            if self.round >= 2:
+            if rnd >= 2:
                 self.draw(side, side.spec.draw)
             side.mp = side.spec.mp
-            self.emit("mp", side=side.index, total=side.mp)
-            for f in side.field():
-                f.played_nonquick = 0
+            append({"round": rnd, "kind": "mp", "side": side.index, "total": side.mp})
+            for f in side.slots:
+                if f is not None:
+                    f.played_nonquick = 0
+            if side.archon is not None:
+                side.archon.played_nonquick = 0
 
     def plan(self) -> list[list[Play]]:
         """R9.2: each side plans against the enemy field as it stood before either planned."""
-        seen = [tuple(EnemyView(f.id, f.spec, f.hp) for f in side.field()) for side in self.sides]
+        # tuple.__new__ builds the NamedTuples without their Python-level __new__.
+        seen = []
+        for side in self.sides:
+            field = side.field()
+            seen.append(
+                (
+                    tuple([_new_tuple(EnemyView, (f.id, f.spec, f.hp)) for f in field]),
+                    tuple([f.id for f in field]),
+                )
+            )
         plans = []
         for side in self.sides:
             policy = self.policies[side.index]
-            view = View(self, side, seen[1 - side.index], self.round)
+            enemies, enemy_ids = seen[1 - side.index]
+            view = View(self, side, enemies, self.round, enemy_ids)
             choice = policy.switch(view, self.rng)
             if choice is not None:
                 self.do_switch(side, *choice)
@@ -391,41 +439,50 @@ class Engine:
         out.status = STORED
         self.leave_play(side, out)
         side.slots[place] = inn
-        self.emit("switch", side=side.index, out=out.id, **{"in": inn.id})
+        self.events.append({"round": self.round, "kind": "switch", "side": side.index,
+                            "out": out.id, "in": inn.id})  # fmt: skip
         self.bring_in(side, inn)
 
     def commit(self, side: Side, choices, view: View) -> list[Play]:
         """Check a policy's cards against R9.2 (hand, MP with surcharge, Resonance, targets)."""
         plays = []
-        hand = {c.id: c for c in side.hand}
-        allies = {f.id for f in side.field()}
-        enemies = {e.id for e in view.enemies}
+        hand = side.hand
+        allies = None
         for card_id, tier, target in choices:
-            card = hand.pop(card_id, None)
-            if card is None:
+            index = _position(hand, card_id)
+            if index < 0:
                 raise ValueError(f"{card_id} is not in side {side.index}'s hand")
+            card = hand[index]
             user = self.owners[card_id]
             cost = card.mp_cost + user.played_nonquick
             if cost > side.mp:
                 raise ValueError(f"{card.name} costs {cost} MP; {side.mp} left")
-            card.power_at(tier)
-            if (target not in allies) if card.category == "support" else (target not in enemies):
+            if tier != 1:
+                card.power_at(tier)  # raises for a Tier the card does not have
+            if card.category == "support":
+                if allies is None:
+                    allies = [f.id for f in side.field()]
+                legal = target in allies
+            else:
+                legal = False
+                for enemy in view.enemies:
+                    if enemy.id == target:
+                        legal = True
+                        break
+            if not legal:
                 raise ValueError(f"{card.name} cannot target {target}")
             side.mp -= cost
             if not card.quick:
                 user.played_nonquick += 1
-            side.hand.remove(card)
+            # By position: CardSpec's dataclass == compares every field, and ids are unique.
+            del hand[index]
             side.in_play.append(card)
             if TIER_COST[tier]:
                 self.spend(side, TIER_COST[tier], f"tier {tier}: {card.name}")
-            plays.append(Play(card, user.id, tier, target, cost))
-        self.emit(
-            "plan",
-            side=side.index,
-            cards=len(plays),
-            mp_spent=side.spec.mp - side.mp,
-            mp_left=side.mp,
-        )
+            plays.append(_new_tuple(Play, (card, user.id, tier, target, cost)))
+        self.events.append({"round": self.round, "kind": "plan", "side": side.index,
+                            "cards": len(plays), "mp_spent": side.spec.mp - side.mp,
+                            "mp_left": side.mp})  # fmt: skip
         return plays
 
     def initiative(self) -> dict[str, int]:
@@ -433,7 +490,11 @@ class Engine:
         out = {}
         for side in self.sides:
             field = side.field()
-            bonus = max((f.spec.aura for f in field), default=0) // 2
+            aura = 0
+            for f in field:
+                if f.spec.aura > aura:
+                    aura = f.spec.aura
+            bonus = aura // 2
             for f in field:
                 out[f.id] = f.spec.speed + bonus
         return out
@@ -450,162 +511,154 @@ class Engine:
                 k = counts.get(play.user, 0)
                 counts[play.user] = k + 1
                 entries.append((-init[play.user], k, play))
-        entries.sort(key=lambda e: (e[0], e[1]))  # stable: side A before side B
+        entries.sort(key=_WAVE_KEY)  # stable: side A before side B
         gains = [0, 0]
-        i = 0
-        while i < len(entries):
-            j = i
-            while j < len(entries) and entries[j][:2] == entries[i][:2]:
-                j += 1
-            knocked_out = self.resolve_group([e[2] for e in entries[i:j]], -entries[i][0], gains)
-            i = j
-            if knocked_out and (self.sides[0].lost() or self.sides[1].lost()):
-                return True
-        for side in self.sides:
+        sides = self.sides
+        group = []
+        wave = None
+        for initiative, k, play in entries:
+            if (initiative, k) != wave:
+                if group and self.resolve_wave(group, -wave[0], gains):
+                    return True
+                group = []
+                wave = initiative, k
+            group.append(play)
+        if group and self.resolve_wave(group, -wave[0], gains):
+            return True
+        for side in sides:
             if gains[side.index]:
                 self.gain(side, gains[side.index], "criticals and weaknesses")
         return False
 
+    def resolve_wave(self, plays: list[Play], initiative: int, gains: list[int]) -> bool:
+        """resolve_group, then True when the battle is over (R9: only a knock-out can end it)."""
+        if self.resolve_group(plays, initiative, gains):
+            self.upheavals += 1
+            return self.sides[0].lost() or self.sides[1].lost()
+        return False
+
+    def blow(self, card: CardSpec, user: Fighter, target: Fighter, tier: int) -> list:
+        """What a card does to a target, fixed for the battle: (accuracy, evasion, crit rate,
+        chart entry, 1 if a weakness (R9.4), power, stat, mitigation, same Type (R5), and
+        the damage of each outcome (plain, complication, critical, both) once computed)."""
+        spec = user.spec
+        tspec = target.spec
+        physical = card.category == "physical"
+        effect = self.chart.get((card.type, tspec.type), "neutral")
+        blow = self.blows[card.id, target.id, tier] = (
+            spec.physical_accuracy if physical else spec.magic_accuracy,
+            tspec.evasion,
+            spec.crit_rate,
+            effect,
+            1 if effect == "weak" else 0,
+            card.power_at(tier),
+            spec.physical_damage if physical else spec.magic_damage,
+            tspec.defense if physical else tspec.resistance,
+            card.type == spec.type,
+            [None, None, None, None],
+        )
+        return blow
+
     def resolve_group(self, plays: list[Play], initiative: int, gains: list[int]) -> bool:
         """Every card of the group is rolled on the state before it, then all apply (R9.3).
 
-        True when someone was knocked out (only then can a side have lost)."""
-        knocked_out = False
+        True when someone was knocked out (only then can a side have lost).
+
+        The hot path of a battle: events are dict literals appended directly, and the dice
+        come from dice.roll_faces, which draws exactly what dice.roll_attack would."""
+        append = self.events.append
+        rnd = self.round
+        by_id = self.by_id
+        sides = self.sides
+        rng = self.rng
+        blows = self.blows
         pending = []
         for play in plays:
-            user = self.by_id[play.user]
-            side = self.sides[user.side]
-            if not user.alive:
-                self.emit(
-                    "fizzle",
-                    side=user.side,
-                    combatant=user.id,
-                    card=play.card.id,
-                    reason="user knocked out",
-                )
+            user = by_id[play.user]
+            card = play.card
+            if user.status != FIELD or user.hp <= 0:
+                append({"round": rnd, "kind": "fizzle", "side": user.side, "combatant": user.id,
+                        "card": card.id, "reason": "user knocked out"})  # fmt: skip
                 continue
-            support = play.card.category == "support"
-            pool = side if support else self.sides[1 - user.side]
-            target = self.by_id[play.target]
+            support = card.category == "support"
+            pool = sides[user.side] if support else sides[1 - user.side]
+            target = by_id[play.target]
             retargeted = None
-            if not target.alive or target.side != pool.index:
+            if target.status != FIELD or target.hp <= 0 or target.side != pool.index:
                 # Ruling: the first combatant still standing in field order.
-                standing = [f for f in pool.field() if f.alive]
+                standing = [f for f in pool.field() if f.hp > 0]
                 if not standing:
-                    self.emit(
-                        "fizzle",
-                        side=user.side,
-                        combatant=user.id,
-                        card=play.card.id,
-                        reason="no target",
-                    )
+                    append({"round": rnd, "kind": "fizzle", "side": user.side,
+                            "combatant": user.id, "card": card.id,
+                            "reason": "no target"})  # fmt: skip
                     continue
                 retargeted, target = target.id, standing[0]
-            card = play.card
-            self.emit(
-                "play",
-                side=user.side,
-                combatant=user.id,
-                card=card.id,
-                name=card.name,
-                type=card.type,
-                category=card.category,
-                tier=play.tier,
-                mp_cost=play.mp_cost,
-                initiative=initiative,
-                targets=[target.id],
-                retargeted_from=retargeted,
-            )
-            power = card.power_at(play.tier)
+            tier = play.tier
+            append({"round": rnd, "kind": "play", "side": user.side, "combatant": user.id,
+                    "card": card.id, "name": card.name, "type": card.type,
+                    "category": card.category, "tier": tier, "mp_cost": play.mp_cost,
+                    "initiative": initiative, "targets": [target.id],
+                    "retargeted_from": retargeted})  # fmt: skip
             if support:
-                pending.append(("heal", user, target, power))
+                pending.append((None, user, target, card.power_at(tier)))
                 continue
-            physical = card.category == "physical"
-            accuracy = user.spec.physical_accuracy if physical else user.spec.magic_accuracy
-            roll = roll_attack(self.rng, accuracy, target.spec.evasion, user.spec.crit_rate)
-            effect = self.chart.get((card.type, target.spec.type), "neutral")
-            self.emit(
-                "attack",
-                attacker=user.id,
-                defender=target.id,
-                card=card.id,
-                accuracy=accuracy,
-                evasion=target.spec.evasion,
-                crit_rate=user.spec.crit_rate,
-                attack_dice=list(roll.attack_dice),
-                explosive_dice=list(roll.explosive_dice),
-                evasion_dice=list(roll.evasion_dice),
-                hits=roll.hits,
-                glitches=roll.glitches,
-                explosive_hits=roll.explosive_hits,
-                defender_hits=roll.defender_hits,
-                landed=roll.landed,
-                critical=roll.critical,
-                complication=roll.complication,
-                effect=effect,
+            blow = blows.get((card.id, target.id, tier))
+            if blow is None:
+                blow = self.blow(card, user, target, tier)
+            accuracy, evasion, crit_rate, effect, weak = blow[:5]
+            attack, extra, evade, hits, glitches, xhits, dhits = roll_faces(
+                rng, accuracy, evasion, crit_rate
             )
-            if roll.landed:
+            # R4 steps 4-6, as dice.judge.
+            landed = hits > dhits
+            critical = landed and hits + xhits >= dhits + 5
+            complication = glitches >= 1 and glitches >= hits
+            append({"round": rnd, "kind": "attack", "attacker": user.id, "defender": target.id,
+                    "card": card.id, "accuracy": accuracy, "evasion": evasion,
+                    "crit_rate": crit_rate, "attack_dice": attack, "explosive_dice": extra,
+                    "evasion_dice": evade, "hits": hits, "glitches": glitches,
+                    "explosive_hits": xhits, "defender_hits": dhits, "landed": landed,
+                    "critical": critical, "complication": complication,
+                    "effect": effect})  # fmt: skip
+            if landed:
                 # R9.4: +1 Resonance per landed critical, +1 per landed hit on a weakness.
-                gains[user.side] += roll.critical + (effect == "weak")
-                stat = user.spec.physical_damage if physical else user.spec.magic_damage
-                pending.append(("damage", user, target, (power, stat, card, roll, effect)))
-        for what, user, target, detail in pending:
+                gains[user.side] += critical + weak
+                pending.append((blow, user, target, critical * 2 + complication))
+        for blow, user, target, detail in pending:
             before = target.hp
-            if what == "heal":
-                amount = dmg.heal_amount(
-                    detail, user.spec.support_power, hp=max(0, before), max_hp=target.spec.max_hp
-                )
+            if blow is None:
+                spec = user.spec
+                support_power = spec.support_power
+                amount = max(0, min(detail + support_power, target.spec.max_hp - max(0, before)))
                 target.hp = before + amount
-                self.emit(
-                    "heal",
-                    source=user.id,
-                    target=target.id,
-                    amount=amount,
-                    hp_before=before,
-                    hp_after=target.hp,
-                    power=detail,
-                    support_power=user.spec.support_power,
-                )
+                append({"round": rnd, "kind": "heal", "source": user.id, "target": target.id,
+                        "amount": amount, "hp_before": before, "hp_after": target.hp,
+                        "power": detail, "support_power": support_power})  # fmt: skip
                 continue
-            power, stat, card, roll, effect = detail
-            mitigation = (
-                target.spec.defense if card.category == "physical" else target.spec.resistance
-            )
-            amount, stab, multiplier, raw = _damage(
-                power,
-                stat,
-                card.type == user.spec.type,
-                effect,
-                roll.critical,
-                roll.complication,
-                mitigation,
-            )
-            target.hp = max(0, before - amount)
-            self.emit(
-                "damage",
-                source=user.id,
-                target=target.id,
-                amount=amount,
-                hp_before=before,
-                hp_after=target.hp,
-                breakdown={
-                    "power": power,
-                    "stat": stat,
-                    "stab": stab,
-                    "type_multiplier": multiplier,
-                    "critical": roll.critical,
-                    "complication": roll.complication,
-                    "mitigation": mitigation,
-                    "raw": raw,
-                },
-            )
+            _, _, _, effect, _, power, stat, mitigation, same_type, outcomes = blow
+            critical, complication = detail > 1, detail & 1 == 1
+            known = outcomes[detail]
+            if known is None:
+                known = outcomes[detail] = _damage(
+                    power, stat, same_type, effect, critical, complication, mitigation
+                )
+            amount, stab, multiplier, raw = known
+            after = before - amount
+            target.hp = after if after > 0 else 0
+            append({"round": rnd, "kind": "damage", "source": user.id, "target": target.id,
+                    "amount": amount, "hp_before": before, "hp_after": target.hp,
+                    "breakdown": {"power": power, "stat": stat, "stab": stab,
+                                  "type_multiplier": multiplier, "critical": critical,
+                                  "complication": complication, "mitigation": mitigation,
+                                  "raw": raw}})  # fmt: skip
         # R9.3: knocked out once the group is applied; its remaining cards do nothing.
+        knocked_out = False
         for _, _, target, _ in pending:
             if target.hp <= 0 and target.status == FIELD:
                 target.status = KO
-                side = self.sides[target.side]
-                self.leave_play(side, target)
-                self.emit("ko", side=target.side, combatant=target.id)
+                self.leave_play(sides[target.side], target)
+                append({"round": rnd, "kind": "ko", "side": target.side,
+                        "combatant": target.id})  # fmt: skip
                 knocked_out = True
         return knocked_out
 
@@ -649,9 +702,13 @@ class Engine:
         out = []
         for side in self.sides:
             other = fielded[1 - side.index]
-            average = Fraction(sum(f.spec.rank for f in other), len(other))
+            total, count = sum(f.spec.rank for f in other), len(other)
+            average = None
             for f in fielded[side.index]:
-                if average >= f.spec.rank and f.spec.rank < 6:
+                # average >= rank, in integers.
+                if total >= f.spec.rank * count and f.spec.rank < 6:
+                    if average is None:
+                        average = Fraction(total, count)
                     out.append(
                         {
                             "combatant": f.id,
@@ -665,16 +722,21 @@ class Engine:
     def run(self) -> dict:
         self.setup()
         winner = False
+        # After round 1's checks (a hand-made snapshot may field no one with HP), a side can
+        # only lose by a knock-out or a dismissal, so the (R9) check waits for one.
         for self.round in range(1, MAX_ROUNDS + 1):
+            seen = self.upheavals if self.round > 1 else -1
             self.round_start()
-            winner = self.winner()
-            if winner is not False:  # an Archon alone, dismissed for want of upkeep
-                break
+            if self.upheavals != seen:
+                winner = self.winner()
+                if winner is not False:  # an Archon alone, dismissed for want of upkeep
+                    break
             plans = self.plan()
             self.resolve(plans)
-            winner = self.winner()
-            if winner is not False:
-                break
+            if self.upheavals != seen:
+                winner = self.winner()
+                if winner is not False:
+                    break
             self.round_end()
         if winner is False:
             winner = None  # R9: after 30 rounds the battle is a draw

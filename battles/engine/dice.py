@@ -82,3 +82,36 @@ def roll_attack(rng: random.Random, accuracy: int, evasion: int, crit_rate: int)
         critical=critical,
         complication=complication,
     )
+
+
+def roll_faces(rng: random.Random, accuracy: int, evasion: int, crit_rate: int) -> tuple:
+    """roll_attack's dice for the engine's hot path, without its checks or its record.
+
+    Draws exactly the numbers roll_attack draws, in the same order (attack dice, explosive
+    dice, evasion dice), so a seed rolls the same faces either way; returns
+    (attack_dice, explosive_dice, evasion_dice, hits, glitches, explosive_hits,
+    defender_hits) with the dice as lists, ready for the log. The caller passes whole
+    numbers of dice, 0 or more (the engine's come from R3's stats).
+    """
+    draw = rng.random
+    attack = [int(draw() * 6) + 1 for _ in range(accuracy)]
+    sixes = attack.count(EXPLODE)
+    extra = []
+    if sixes and crit_rate > 0:
+        # R4 step 2, as explode(): each 6 pays for its own replacement, Crit Rate at most.
+        pending = sixes
+        while pending > 0 and len(extra) < crit_rate:
+            face = int(draw() * 6) + 1
+            extra.append(face)
+            if face != EXPLODE:
+                pending -= 1
+    evade = [int(draw() * 6) + 1 for _ in range(evasion)]
+    return (
+        attack,
+        extra,
+        evade,
+        attack.count(4) + attack.count(5) + sixes,
+        attack.count(GLITCH),
+        (extra.count(4) + extra.count(5) + extra.count(6)) if extra else 0,
+        evade.count(4) + evade.count(5) + evade.count(6),
+    )

@@ -5,7 +5,9 @@ stood when planning began) and the battle's rng. Neither ever sees the other sid
 draw pile or plan.
 """
 
-from .battle import Policy, View
+import itertools
+
+from .battle import FIELD, Policy, View
 from .model import ARCHON_SUMMON_COST, TIER_COST
 from .odds import expected_damage
 
@@ -58,30 +60,58 @@ def card_expected(view: View, card, tier: int, user, enemy) -> float:
 
 def _matchup(view: View, fighter_type: str) -> int:
     """Enemies whose Type it is weak to, minus enemies weak to its Type."""
-    enemy_types = tuple(e.spec.type for e in view.enemies)
-    key = ("matchup", fighter_type, enemy_types)
-    score = view.memo.get(key)
+    return _matchups(view).get(fighter_type) or _score_matchup(view, fighter_type)
+
+
+def _matchups(view: View) -> dict[str, int]:
+    """This enemy field's matchup scores by Type, kept for the battle (the chart is fixed)."""
+    key = ("matchup", view.enemy_ids)
+    table = view.memo.get(key)
+    if table is None:
+        table = view.memo[key] = {}
+    return table
+
+
+def _score_matchup(view: View, fighter_type: str) -> int:
+    table = _matchups(view)
+    score = table.get(fighter_type)
     if score is None:
         score = 0
-        for enemy_type in enemy_types:
-            score += view.effect(enemy_type, fighter_type) == "weak"
-            score -= view.effect(fighter_type, enemy_type) == "weak"
-        view.memo[key] = score
+        for enemy in view.enemies:
+            score += view.effect(enemy.spec.type, fighter_type) == "weak"
+            score -= view.effect(fighter_type, enemy.spec.type) == "weak"
+        table[fighter_type] = score
     return score
 
 
 def greedy_switch(view: View, rng):
     """Swap the field Memeyori in the worst type matchup for the stored one in the best."""
-    field = [f for f in view.side.slots if f is not None and f.alive]
-    stored = view.side.stored()
-    if not field or not stored:
+    side = view.side
+    stored = side.stored()
+    if not stored:
         return None
-    worst = max(field, key=lambda f: _matchup(view, f.spec.type))
-    worst_score = _matchup(view, worst.spec.type)
-    if worst_score <= 0:
+    table = _matchups(view)
+    worst = None
+    worst_score = 0
+    for f in side.slots:
+        if f is not None and f.status == FIELD and f.hp > 0:  # Fighter.alive, inlined
+            score = table.get(f.spec.type)
+            if score is None:
+                score = _score_matchup(view, f.spec.type)
+            # The first of the worst, as max() picks.
+            if worst is None or score > worst_score:
+                worst, worst_score = f, score
+    if worst is None or worst_score <= 0:
         return None
-    best = min(stored, key=lambda f: _matchup(view, f.spec.type))
-    if _matchup(view, best.spec.type) < worst_score:
+    best = None
+    best_score = 0
+    for f in stored:
+        score = table.get(f.spec.type)
+        if score is None:
+            score = _score_matchup(view, f.spec.type)
+        if best is None or score < best_score:
+            best, best_score = f, score
+    if best_score < worst_score:
         return worst.id, best.id
     return None
 
@@ -95,96 +125,229 @@ def greedy_summon(view: View, rng) -> bool:
     )
 
 
+# Greedy's tables are pure functions of numbers printed on the cards, the chart and R4-R5,
+# so they are kept across battles, keyed by interned numbers: a card with its user's stats
+# (and the card's Type), an enemy's defences and Type, a chart, an enemy field. Numbers are
+# never reused, so clearing the tables (when they grow large) never confuses a battle.
+_NUMBERS: dict[tuple, int] = {}
+_NEXT_NUMBER = itertools.count()
+_ROWS: dict[tuple[int, int], tuple] = {}
+TABLE_LIMIT = 100_000
+
+
+def _number(key: tuple) -> int:
+    number = _NUMBERS.get(key)
+    if number is None:
+        if len(_NUMBERS) > TABLE_LIMIT:
+            _NUMBERS.clear()
+        number = _NUMBERS[key] = next(_NEXT_NUMBER)
+    return number
+
+
+def _pair(view: View, card, user, enemy) -> tuple:
+    """(Tier 1 expected damage, ((tier, Resonance, expected damage), ...) for higher Tiers)
+    of the card from its user on the enemy."""
+    return (
+        card_expected(view, card, 1, user, enemy),
+        tuple(
+            (t, TIER_COST[t], card_expected(view, card, t, user, enemy)) for t in card.tiers()[1:]
+        ),
+    )
+
+
+# The ratio below which two expected damages count as close: further apart, a division by
+# the same MP cannot make them tie, so the larger is the better play whatever the MP.
+_CLOSE = 1e-9
+NO_TIER = float("inf")
+PLAYED = float("inf")
+
+
+def _rows(view: View, card, user) -> tuple:
+    """What greedy weighs for one card against this enemy field.
+
+    (rows, top index, top, shortcut): rows are (enemy index, Tier 1 expected damage,
+    ((tier, Resonance, expected damage), ...)) in view order; top is the first largest
+    Tier 1 expected damage. When top is sharp (no earlier enemy is close to it), the
+    Resonance is below the shortcut (the cheapest Tier's, or any when there is no Tier),
+    and the top enemy has room for it, that enemy is this card's best target exactly as the
+    full scan would find it, so greedy skips the scan. A blunt top has shortcut -1: never.
+    """
+    rows = []
+    top = -1.0
+    top_index = 0
+    for index, enemy in enumerate(view.enemies):
+        value, tiers = _pair(view, card, user, enemy)
+        rows.append((index, value, tiers))
+        if value > top:
+            top, top_index = value, index
+    sharp = True
+    for _, value, _ in rows[:top_index]:
+        if top - value <= top * _CLOSE:
+            sharp = False
+    tiers = rows[0][2]
+    shortcut = (tiers[0][1] if tiers else NO_TIER) if sharp else -1
+    return tuple(rows), top_index, top, shortcut
+
+
+def _card_number(view: View, card, user) -> int:
+    memo = view.memo
+    number = memo.get(card.id)
+    if number is None:
+        spec = user.spec
+        physical = card.category == "physical"
+        number = memo[card.id] = _number(
+            (
+                "card",
+                card.type,
+                physical,
+                card.power,
+                card.tiers()[-1],
+                card.tier2_power,
+                card.tier3_power,
+                spec.physical_damage if physical else spec.magic_damage,
+                card.type == spec.type,
+                spec.physical_accuracy if physical else spec.magic_accuracy,
+                spec.crit_rate,
+            )
+        )
+    return number
+
+
+def _field_table(view: View, enemy_ids: tuple) -> tuple[int, dict]:
+    """(this enemy field's number, its rows by card id for this battle)."""
+    memo = view.memo
+    chart = memo.get("chart")
+    if chart is None:
+        chart = memo["chart"] = _number(("chart", frozenset(view.chart.items())))
+    foes = []
+    for enemy in view.enemies:
+        foe = memo.get(enemy.id)
+        if foe is None:
+            spec = enemy.spec
+            foe = memo[enemy.id] = _number(
+                ("foe", spec.type, spec.defense, spec.resistance, spec.evasion)
+            )
+        foes.append(foe)
+    entry = memo[enemy_ids] = (_number(("field", chart, tuple(foes))), {})
+    return entry
+
+
 def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
     """Heal allies under half HP, then the best expected damage per MP until MP runs out."""
     side = view.side
     mp = side.mp
     resonance = side.resonance
-    hand = list(side.hand)
-    extra: dict[str, int] = {}
+    owners = view.owners
+    extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []
 
-    def cost(card, user):
-        return card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
-
-    def take(card, user, tier, target_id, spent):
-        nonlocal mp, resonance
-        mp -= spent
-        resonance -= TIER_COST[tier]
-        if not card.quick:
-            extra[user.id] = extra.get(user.id, 0) + 1
-        hand.remove(card)
-        plays.append((card.id, tier, target_id))
-
-    allies = side.field()
-    hurt = [f for f in allies if f.hp < f.spec.max_hp * HEAL_BELOW]
-    if hurt:
-        patient = min(hurt, key=lambda f: f.hp / f.spec.max_hp)
+    patient = None
+    lowest = 1.0
+    for f in side.field():
+        if f.hp < f.spec.max_hp * HEAL_BELOW:
+            # The most hurt (the first of them), as min() picks.
+            ratio = f.hp / f.spec.max_hp
+            if patient is None or ratio < lowest:
+                patient, lowest = f, ratio
+    if patient is not None:
         missing = patient.spec.max_hp - patient.hp
         best = None
-        for card in hand:
+        for card in side.hand:
             if card.category != "support":
                 continue
-            user = view.user_of(card)
-            spent = cost(card, user)
+            user = owners[card.id]
+            spent = card.mp_cost + user.played_nonquick
             if spent > mp:
                 continue
             value = min(missing, card.power + user.spec.support_power) / (spent or FREE)
             if best is None or value > best[0]:
                 best = (value, card, user, spent)
         if best is not None:
-            take(best[1], best[2], 1, patient.id, best[3])
+            _, card, user, spent = best
+            mp -= spent
+            if not card.quick:
+                extra[user.id] = 1
+            plays.append((card.id, 1, patient.id))
 
-    hp_left = {e.id: e.hp for e in view.enemies}
-    memo = view.memo
-    # (card, user, [(enemy id, ((tier, expected damage), ...)), ...]) for each attack in hand.
-    attacks = []
-    for card in hand:
+    enemies = view.enemies
+    if not enemies:
+        return plays
+    enemy_ids = view.enemy_ids
+    field, table = view.memo.get(enemy_ids) or _field_table(view, enemy_ids)
+    hp_left = [e.hp for e in enemies]
+    # [MP it costs now, card, user, rows, top index, top, shortcut] for each attack in hand
+    # that MP allows; a played one costs more than any pool.
+    cands = []
+    for card in side.hand:
         if card.category == "support":
             continue
-        user = view.user_of(card)
-        rows = []
-        for enemy in view.enemies:
-            options = memo.get((card.id, enemy.id))
-            if options is None:
-                options = memo[card.id, enemy.id] = tuple(
-                    (t, card_expected(view, card, t, user, enemy)) for t in card.tiers()
-                )
-            rows.append((enemy.id, options))
-        attacks.append((card, user, rows))
-    while True:
+        user = owners[card.id]
+        spent = card.mp_cost + user.played_nonquick
+        if extra:
+            spent += extra.get(user.id, 0)
+        if spent > mp:
+            continue
+        rows = table.get(card.id)
+        if rows is None:
+            key = (_card_number(view, card, user), field)
+            rows = _ROWS.get(key)
+            if rows is None:
+                if len(_ROWS) > TABLE_LIMIT:
+                    _ROWS.clear()
+                rows = _ROWS[key] = _rows(view, card, user)
+            table[card.id] = rows
+        cands.append([spent, card, user, *rows])
+    while cands:
         best = None
         best_score = -1.0
-        # Spread damage: once an enemy is expected to fall, others are worth more.
-        rooms = {enemy_id: (hp if hp > 2 else 2) for enemy_id, hp in hp_left.items()}
-        for entry in attacks:
-            card, user, rows = entry
-            spent = card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
+        for cand in cands:
+            spent, _, _, rows, top_index, top, shortcut = cand
             if spent > mp:
                 continue
             per_mp = spent or FREE
-            for enemy_id, options in rows:
-                room = rooms[enemy_id]
-                value = options[0][1]
+            if resonance < shortcut:
+                # Spread damage: once an enemy is expected to fall, others are worth more;
+                # its room is its expected HP left, at least 2.
+                room = hp_left[top_index]
+                if top <= room or top <= 2:
+                    score = top / per_mp
+                    if score > best_score:
+                        best_score = score
+                        best = (cand, 1, top_index, top)
+                    continue
+            for index, value, tiers in rows:
+                room = hp_left[index]
+                if not room > 2:
+                    room = 2
                 if value > room:
                     value = room
                 tier = 1
-                for t, expect in options[1:]:
-                    if TIER_COST[t] > resonance:
-                        break
-                    better = expect if expect < room else room
-                    if better - value >= TIER_HP_PER_RESONANCE * (TIER_COST[t] - TIER_COST[tier]):
-                        tier, value = t, better
+                if tiers:
+                    paid = 0
+                    for t, price, expect in tiers:
+                        if price > resonance:
+                            break
+                        better = expect if expect < room else room
+                        if better - value >= TIER_HP_PER_RESONANCE * (price - paid):
+                            tier, value, paid = t, better, price
                 score = value / per_mp
                 if score > best_score:
                     best_score = score
-                    best = (entry, tier, enemy_id, spent, value)
+                    best = (cand, tier, index, value)
         if best is None:
-            return plays
-        entry, tier, enemy_id, spent, value = best
-        hp_left[enemy_id] -= value
-        attacks.remove(entry)
-        take(entry[0], entry[1], tier, enemy_id, spent)
+            break
+        cand, tier, index, value = best
+        spent, card, user = cand[0], cand[1], cand[2]
+        cand[0] = PLAYED
+        hp_left[index] -= value
+        mp -= spent
+        resonance -= TIER_COST[tier]
+        plays.append((card.id, tier, enemy_ids[index]))
+        if not card.quick:
+            for other in cands:
+                if other[2] is user:
+                    other[0] += 1
+    return plays
 
 
 def random_switch(view: View, rng):
