@@ -56,10 +56,17 @@ def all_benches():
 
 def main() -> None:
     import django
+    from django.test.utils import setup_test_environment, teardown_test_environment
 
     django.setup()
-    for bench in all_benches():
-        bench()
+    # Benches that need a database make a throwaway one; the test environment (fast
+    # in-memory mail, template signals) is set up once for all of them.
+    setup_test_environment()
+    try:
+        for bench in all_benches():
+            bench()
+    finally:
+        teardown_test_environment()
 
 
 if __name__ == "__main__":

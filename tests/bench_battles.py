@@ -118,9 +118,7 @@ def bench_viewer() -> None:
 
     from django.db import connection
     from django.test import Client
-    from django.test.utils import setup_test_environment
 
-    setup_test_environment()
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:

@@ -36,7 +36,6 @@ def _plain_html(cards: int) -> str:
 
 def bench_print() -> None:
     from django.db import connection
-    from django.test.utils import setup_test_environment, teardown_test_environment
     from weasyprint import HTML
 
     from cards.demo import seed_demo
@@ -47,7 +46,6 @@ def bench_print() -> None:
 
     # Two cores shared with others: say how busy the machine was, as the times depend on it.
     print(f"print: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    setup_test_environment()
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         seed_demo()
@@ -84,7 +82,6 @@ def bench_print() -> None:
             )
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
-        teardown_test_environment()
 
 
 BENCHES = [bench_print]
