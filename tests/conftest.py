@@ -1,5 +1,6 @@
 import json
 import os
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -86,3 +87,8 @@ def page(_browser):
     page.set_default_timeout(10_000)
     yield page
     context.close()
+
+
+def without_per_request_tokens(response) -> str:
+    """The page's HTML with its CSP nonce and CSRF token blanked, to compare two pages."""
+    return re.sub(r'(nonce="|"X-CSRFToken": "|value=")[^"]*"', r"\1", response.content.decode())

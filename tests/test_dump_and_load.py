@@ -1,13 +1,14 @@
 """`manage.py dumpdata` then `loaddata` into an empty database gives the same site."""
 
 import json
-import re
 
 import pytest
 from django.core.management import call_command
 
 from cards.demo import seed_demo
 from cards.models import Memeyori
+
+from .conftest import without_per_request_tokens
 
 EXCLUDE = ["contenttypes", "auth.permission", "sessions", "admin.logentry"]
 
@@ -34,8 +35,3 @@ def test_dump_then_load_into_an_empty_database_gives_the_same_site(tmp_path, cli
     page_after = client.get(Memeyori.objects.get(name="Glimmerfox").get_absolute_url())
     assert page_after.status_code == page_before.status_code == 200
     assert without_per_request_tokens(page_after) == without_per_request_tokens(page_before)
-
-
-def without_per_request_tokens(response) -> str:
-    html = response.content.decode()
-    return re.sub(r'(nonce="|"X-CSRFToken": "|value=")[^"]*"', r"\1", html)
