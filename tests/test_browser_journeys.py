@@ -165,3 +165,48 @@ def test_a_player_builds_prints_battles_and_shares(page, live_server, demo, _bro
     visitor.context.close()
 
     assert violations == []
+
+
+LABELLED = """() => [...document.querySelectorAll('input, select, textarea')]
+    .filter(el => el.type !== 'hidden')
+    .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
+                  && !el.getAttribute('aria-labelledby'))
+    .map(el => el.name || el.id)"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/build/memeyori/", "/accounts/signup/", "/types/", "/print/", "/battles/public/"],
+)
+def test_pages_fit_a_phone_and_label_every_input(_browser, live_server, demo, path):
+    context = _browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(live_server.url + path)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    # The type chart is a wide grid that scrolls inside its own box, not the page.
+    assert overflow <= 0, f"{path} is {overflow}px wider than a phone"
+    assert page.evaluate(LABELLED) == [], f"inputs without a label on {path}"
+    screenshot(page, f"phone-{path.strip('/').replace('/', '-') or 'home'}")
+    context.close()
+
+
+def test_the_builder_works_from_the_keyboard_alone(page, live_server, demo):
+    page.goto(live_server.url + "/build/memeyori/")
+    page.locator("#id_name").focus()
+    page.keyboard.type("Keyboardia")
+    # Tab to Strength, whatever lies between, and type over it.
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "id_strength":
+            break
+    assert page.evaluate("document.activeElement.id") == "id_strength"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("9")
+    expect(page.locator("#formula-hp")).to_contain_text("2 x STR 9")
+    # A stat's formula shows on keyboard focus, not only on hover.
+    # Leaving the field sends a last update; the panel it swaps in keeps the focus.
+    page.locator("#stat-hp").focus()
+    page.wait_for_timeout(300)
+    page.wait_for_load_state("networkidle")
+    expect(page.locator("#stat-hp")).to_be_focused()
+    expect(page.locator("#formula-hp")).to_be_visible()
