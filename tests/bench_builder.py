@@ -258,6 +258,7 @@ def bench_live_stats() -> None:
     # RAM-backed when the system has it, so the figures measure Django, not the disk.
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
     tmp = tempfile.TemporaryDirectory(prefix="memeyori-bench-", dir=shm)
+    old_test_settings = dict(connection.settings_dict.get("TEST", {}))
     if sqlite:
         # A file, not memory, so the HTTP server in a child process sees the same rows.
         connection.settings_dict.setdefault("TEST", {})["NAME"] = str(
@@ -309,6 +310,8 @@ def bench_live_stats() -> None:
     finally:
         connection.settings_dict["CONN_MAX_AGE"] = old_max_age
         connection.creation.destroy_test_db(old_name, verbosity=0)
+        # The benches after this one make their own test database where settings say.
+        connection.settings_dict["TEST"] = old_test_settings
         tmp.cleanup()
 
 
