@@ -4,9 +4,9 @@ import secrets
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 
-from cards.models import Memeyori, Party, Visibility
+from cards.models import Memeyori, Party, Visibility, visible_to
 
 from .engine.run import simulate
 from .engine.state import round_frames
@@ -22,10 +22,7 @@ def random_seed() -> int:
 
 def parties_for(user):
     """Parties a user may send into battle: their own and anyone's public ones."""
-    visible = Q(visibility=Visibility.PUBLIC)
-    if user.is_authenticated:
-        visible |= Q(owner=user)
-    return Party.objects.filter(visible).select_related("owner")
+    return Party.objects.filter(visible_to(user)).select_related("owner")
 
 
 def battle_run(

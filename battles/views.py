@@ -3,12 +3,13 @@ from pathlib import Path
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db.models import Q
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
+
+from cards.models import visible_to
 
 from . import og, viewer
 from .forms import BattleForm, ShareForm, ViewerForm
@@ -26,10 +27,7 @@ LIST_FIELDS = ("code", "name_a", "name_b", "winner", "rounds", "created", "visib
 
 def _get_battle_for_user(request, code) -> Battle:
     """The one ownership helper: the owner's battles, and public ones; else a 404."""
-    visible = Q(visibility=BattleVisibility.PUBLIC)
-    if request.user.is_authenticated:
-        visible |= Q(owner=request.user)
-    return get_object_or_404(Battle.objects.filter(visible), code=code)
+    return get_object_or_404(Battle.objects.filter(visible_to(request.user)), code=code)
 
 
 def _get_owned_battle(request, code) -> Battle:

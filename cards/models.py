@@ -29,6 +29,16 @@ class Visibility(models.TextChoices):
     PUBLIC = "public", "Public (anyone can view)"
 
 
+def visible_to(user) -> Q:
+    """Who may read a character, party or battle: its owner, and anyone when it is public.
+
+    Battles share the "public" value, so this one rule serves every kind of object.
+    """
+    if user.is_authenticated:
+        return Q(visibility=Visibility.PUBLIC) | Q(owner=user)
+    return Q(visibility=Visibility.PUBLIC)
+
+
 class Type(models.Model):
     """A Memeyori Type (R6). Ether is the neutral one."""
 

@@ -1,7 +1,6 @@
 from django import forms
-from django.db.models import Q
 
-from cards.models import Archon, Memeyori, Party, Visibility
+from cards.models import Archon, Memeyori, Party, visible_to
 
 PAPER_CHOICES = [("a4", "A4 (210 x 297 mm)"), ("letter", "Letter (8.5 x 11 in)")]
 
@@ -35,11 +34,8 @@ class PrintForm(forms.Form):
                     label = f"{c.name} ({'Archon' if model is Archon else f'Rank {c.rank}'})"
                     own.append((f"{model.kind}:{c.code}", label))
         self.fields["characters"].choices = own
-        visible = Q(visibility=Visibility.PUBLIC)
-        if user.is_authenticated:
-            visible |= Q(owner=user)
         self.parties = {
-            str(p.code): p for p in Party.objects.filter(visible).select_related("owner")
+            str(p.code): p for p in Party.objects.filter(visible_to(user)).select_related("owner")
         }
         self.fields["party"].choices = [("", "(no party)")] + [
             (code, f"{p.name} (by {p.owner.username})") for code, p in self.parties.items()

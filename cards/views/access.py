@@ -4,25 +4,17 @@ A private object is a 404 for anyone but its owner, exactly like one that does n
 so a code cannot be probed. Codes are UUIDs; integer keys never reach a URL.
 """
 
-from django.db.models import Q
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django_htmx.middleware import HtmxDetails
 
-from ..models import Archon, Card, Character, Memeyori, Party, Visibility
+from ..models import Archon, Card, Character, Memeyori, Party, visible_to
 
 CHARACTER_MODELS = {"memeyori": Memeyori, "archon": Archon}
 
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
-
-
-def _visible_to(user):
-    """Objects a user may view: their own, and anyone's public ones."""
-    if user.is_authenticated:
-        return Q(visibility=Visibility.PUBLIC) | Q(owner=user)
-    return Q(visibility=Visibility.PUBLIC)
 
 
 def character_model(kind: str):
@@ -36,7 +28,7 @@ def get_character_for_viewer(request, kind: str, code):
     """Reading a character: its owner, or anyone when it is public."""
     model = character_model(kind)
     return get_object_or_404(
-        model.objects.select_related("type", "owner").filter(_visible_to(request.user)), code=code
+        model.objects.select_related("type", "owner").filter(visible_to(request.user)), code=code
     )
 
 
@@ -76,7 +68,7 @@ def get_cards_for_owner(request, kind: str, code) -> list[Card]:
 
 def get_party_for_viewer(request, code):
     return get_object_or_404(
-        Party.objects.select_related("archon__type", "owner").filter(_visible_to(request.user)),
+        Party.objects.select_related("archon__type", "owner").filter(visible_to(request.user)),
         code=code,
     )
 
