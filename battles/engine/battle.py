@@ -194,16 +194,7 @@ def _damage(power, stat, same_type, effect, critical, complication, mitigation):
         critical=critical,
         complication=complication,
     )
-    amount = dmg.damage(
-        power,
-        stat,
-        stab=stab,
-        type_multiplier=multiplier,
-        critical=critical,
-        complication=complication,
-        mitigation=mitigation,
-    )
-    return amount, frac(stab), frac(multiplier), frac(raw)
+    return dmg.mitigated(raw, mitigation), frac(stab), frac(multiplier), frac(raw)
 
 
 def frac(value: Fraction) -> str:

@@ -70,6 +70,11 @@ def damage(
         critical=critical,
         complication=complication,
     )
+    return mitigated(raw, mitigation)
+
+
+def mitigated(raw: Fraction, mitigation: int) -> int:
+    """R5's last step: a landed blow always does at least 1."""
     return max(1, floor(raw - mitigation))
 
 
