@@ -620,7 +620,9 @@ class Engine:
             if blow is None:
                 spec = user.spec
                 support_power = spec.support_power
-                amount = max(0, min(detail + support_power, target.spec.max_hp - max(0, before)))
+                amount = dmg.heal_amount(
+                    detail, support_power, hp=max(0, before), max_hp=target.spec.max_hp
+                )
                 target.hp = before + amount
                 append({"round": rnd, "kind": "heal", "source": user.id, "target": target.id,
                         "amount": amount, "hp_before": before, "hp_after": target.hp,

@@ -78,6 +78,11 @@ def mitigated(raw: Fraction, mitigation: int) -> int:
     return max(1, floor(raw - mitigation))
 
 
+def heal_power(power: int, support_power: int) -> int:
+    """R5: what a heal card restores, before the maximum HP caps it."""
+    return power + support_power
+
+
 def heal_amount(power: int, support_power: int, *, hp: int, max_hp: int) -> int:
     """R5: a heal restores Power + Support Power HP, never above maximum HP."""
-    return max(0, min(power + support_power, max_hp - hp))
+    return max(0, min(heal_power(power, support_power), max_hp - hp))

@@ -8,6 +8,7 @@ draw pile or plan.
 import itertools
 
 from .battle import FIELD, Policy, View
+from .damage import heal_power
 from .model import ARCHON_SUMMON_COST, TIER_COST
 from .odds import expected_damage
 
@@ -259,7 +260,7 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
             spent = card.mp_cost + user.played_nonquick
             if spent > mp:
                 continue
-            value = min(missing, card.power + user.spec.support_power) / (spent or FREE)
+            value = min(missing, heal_power(card.power, user.spec.support_power)) / (spent or FREE)
             if best is None or value > best[0]:
                 best = (value, card, user, spent)
         if best is not None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from battles.engine.damage import stab_multiplier, type_multiplier
+from battles.engine.damage import heal_power, stab_multiplier, type_multiplier
 from battles.engine.odds import attack_odds, expected_damage
 
 from .. import stats
@@ -143,7 +143,11 @@ def card_rows(
     for card in cards:
         unlocked = rank is None or card.unlock_rank <= rank  # R7; Archons have no Rank
         if card.category == Category.SUPPORT:
-            rows.append(CardRow(card, unlocked, "support", heal=card.power + derived.support_power))
+            rows.append(
+                CardRow(
+                    card, unlocked, "support", heal=heal_power(card.power, derived.support_power)
+                )
+            )
             continue
         physical = card.category == Category.PHYSICAL
         effect = chart.get(card.type_id, Effect.NEUTRAL)
