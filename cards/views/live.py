@@ -103,8 +103,12 @@ def chart_against(defending_type) -> dict[int, str]:
     """{attacking Type id: effect} for one defending Type; one query, read fresh (R6)."""
     if defending_type is None:
         return {}
+    return _chart_column(defending=defending_type)
+
+
+def _chart_column(**defending) -> dict[int, str]:
     return dict(
-        Matchup.objects.filter(defending=defending_type)
+        Matchup.objects.filter(**defending)
         .exclude(effect=Effect.NEUTRAL)
         .order_by()  # the model's ordering joins Type twice for nothing here
         .values_list("attacking_id", "effect")
@@ -120,13 +124,7 @@ def types_and_chart(defending_slug: str) -> tuple[list, dict[int, str]]:
     types = list(Type.objects.all())
     if not defending_slug:
         return types, {}
-    chart = dict(
-        Matchup.objects.filter(defending__slug=defending_slug)
-        .exclude(effect=Effect.NEUTRAL)
-        .order_by()
-        .values_list("attacking_id", "effect")
-    )
-    return types, chart
+    return types, _chart_column(defending__slug=defending_slug)
 
 
 def card_rows(
