@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from .engine.battle import ENGINE_VERSION
 from .engine.policies import POLICIES
 
 POLICY_CHOICES = [(name, name) for name in POLICIES]
@@ -44,6 +45,10 @@ class Battle(models.Model):
     policy_b = models.CharField(max_length=16, choices=POLICY_CHOICES, default="greedy")
     counts_for_growth = models.BooleanField(default=False)
     log = models.JSONField()
+    # The rules version that wrote the log (battles.engine.battle.ENGINE_VERSION): 1 for
+    # /1 logs (equal Initiative in waves), 2 for /2 (R9.3 groups). Replays compare only
+    # battles of today's version; older ones stay viewable as they were.
+    engine_version = models.PositiveSmallIntegerField(default=ENGINE_VERSION)
     # One frame per round (battles.engine.state.round_frames), so any round opens at once.
     frames = models.JSONField()
     winner = models.PositiveSmallIntegerField(null=True, blank=True)  # 0 or 1; null: a draw

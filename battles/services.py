@@ -8,6 +8,7 @@ from django.db.models import F
 
 from cards.models import Memeyori, Party, Visibility, visible_to
 
+from .engine.battle import ENGINE_VERSION
 from .engine.run import simulate
 from .engine.state import round_frames
 from .models import Battle, BattleVisibility, new_share_token
@@ -61,6 +62,7 @@ def battle_run(
             policy_b=policy_b,
             counts_for_growth=counts_for_growth,
             log=log,
+            engine_version=ENGINE_VERSION,
             frames=round_frames(log),
             winner=log["result"]["winner"],
             rounds=log["result"]["rounds"],

@@ -129,8 +129,11 @@ def _summary(events, names, side_names) -> list[str]:
             owner_side[e["combatant"]] = e["side"]
         elif e["kind"] == "damage":
             dealt[owner_side.get(e["source"], 0)] += e["amount"]
-        elif e["kind"] == "heal":
+        elif e["kind"] == "heal" and "hp_after" in e:  # /1: the amount it restored
             healed[owner_side.get(e["source"], 0)] += e["amount"]
+        elif e["kind"] == "apply" and e["healing"]:  # /2: a group's heals, capped at max HP
+            restored = e["hp_after"] - (e["hp_before"] - e["damage"])
+            healed[e["side"]] += min(e["healing"], max(0, restored))
         elif e["kind"] == "attack" and e["critical"] and e["landed"]:
             crits[owner_side.get(e["attacker"], 0)] += 1
         elif e["kind"] == "ko":

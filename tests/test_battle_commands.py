@@ -32,7 +32,7 @@ def test_json_output_is_the_log_alone_and_the_same_for_the_same_seed(demo):
     a, b = str(demo["Cold Front"].pk), "Night Shift"  # by id and by exact name
     first = call("battle", a, b, "--seed", "9", "--json", "--policy-b", "random")
     log = json.loads(first)
-    assert log["format"] == "memeyori-battle-log/1" and log["seed"] == 9
+    assert log["format"] == "memeyori-battle-log/2" and log["seed"] == 9
     assert log["policies"] == ["greedy", "random"]
     assert first == call("battle", a, b, "--seed", "9", "--json", "--policy-b", "random")
     assert not Battle.objects.exists()

@@ -207,8 +207,14 @@ def test_a_heal_restores_power_plus_support_power_but_never_above_max_hp():
     plans = scripted({1: [("A1.1", 1, "A1")]}), scripted({1: [("B1.1", 1, "A1")]})
     log = run(a, b, plans, rng=AllSixes(4))
     damage, heal = of(log, "damage")[0], of(log, "heal")[0]
-    assert heal["hp_before"] == damage["hp_after"]
-    assert heal["amount"] == min(3 + 5, damage["amount"])
+    medic_record = log["sides"][0]["combatants"][0]
+    # The heal event says what R5 heals (Power + Support Power); its group applies it, capped.
+    assert heal["power"] == 3 and heal["support_power"] == medic_record["support_power"]
+    assert heal["amount"] == 3 + medic_record["support_power"]
+    hit, healed = [e for e in of(log, "apply") if e["combatant"] == "A1"]
+    assert hit["hp_after"] == hit["hp_before"] - damage["amount"]
+    assert healed["hp_before"] == hit["hp_after"] and healed["healing"] == heal["amount"]
+    assert healed["hp_after"] == min(medic_record["max_hp"], hit["hp_after"] + heal["amount"])
 
 
 def test_tier_two_costs_four_resonance_and_uses_the_tier_two_power():

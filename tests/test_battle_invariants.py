@@ -39,13 +39,26 @@ def check_invariants(log):
     pools = [side["mp"] for side in log["sides"]]
     state = initial_state(log)
     last_initiative = None
+    group = {}  # the current group's damage and healing by target, until its apply event
     for event in log["events"]:
         kind = event["kind"]
         if kind == "round_start":
             last_initiative = None
+        if kind in ("damage", "heal"):
+            # Rolled on the state before the group: its target was standing then.
+            assert state["status"][event["target"]] == "field" and state["hp"][event["target"]] > 0
+            group.setdefault(event["target"], [0, 0])[kind == "heal"] += event["amount"]
+        if kind == "apply":
+            c = event["combatant"]
+            assert event["hp_before"] == state["hp"][c]
+            assert [event["damage"], event["healing"]] == group.pop(c)
+            after = min(
+                records[c]["max_hp"], event["hp_before"] - event["damage"] + event["healing"]
+            )
+            assert event["hp_after"] == max(0, after)
+        if kind in ("play", "round_start", "ko"):
+            assert not group  # every touched combatant got its apply event
         if kind == "damage":
-            assert event["hp_before"] == state["hp"][event["target"]]
-            assert event["hp_after"] == max(0, event["hp_before"] - event["amount"])
             b = event["breakdown"]
             assert event["amount"] == dmg.damage(
                 b["power"],
@@ -57,9 +70,8 @@ def check_invariants(log):
                 mitigation=b["mitigation"],
             )
         if kind == "heal":
-            assert event["hp_before"] == state["hp"][event["target"]]
-            assert event["hp_after"] == event["hp_before"] + event["amount"]
-            assert event["hp_after"] <= records[event["target"]]["max_hp"]
+            assert event["amount"] == event["power"] + event["support_power"]
+            assert event["support_power"] == records[event["source"]]["support_power"]
         if kind == "attack":
             attack = event["attack_dice"]
             assert (

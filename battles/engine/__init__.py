@@ -7,7 +7,7 @@ Speed (`make bench`, tests/bench_battles.py) without changing a single log:
   `dice.roll_attack` draws, in the same order (a test checks faces and rng state), so
   stored battles still replay to the byte.
 - Events are dict literals appended in place (key order is part of the byte-identical
-  log); `Engine.blow` keeps, per battle, what a card does to a target.
+  log); `resolve.blow` keeps, per battle, what a card does to a target.
 - Greedy's expected-damage rows live in module tables shared by every battle, keyed by
   interned value keys (card and user stats, enemy defences, chart); they hold floats
   that steer choices only, never log values. Its shortcut skips the scan over targets

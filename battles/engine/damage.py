@@ -86,3 +86,8 @@ def heal_power(power: int, support_power: int) -> int:
 def heal_amount(power: int, support_power: int, *, hp: int, max_hp: int) -> int:
     """R5: a heal restores Power + Support Power HP, never above maximum HP."""
     return max(0, min(heal_power(power, support_power), max_hp - hp))
+
+
+def frac(value: Fraction) -> str:
+    """An exact value as the log writes it: "216/5", or "3" when whole."""
+    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value)

@@ -1,4 +1,4 @@
-"""Plain-text lines for `memeyori-battle-log/1` events: the CLI's text output and the viewer."""
+"""Plain-text lines for battle log events (/1 and /2): the CLI's text output and the viewer."""
 
 from .odds import attack_odds
 
@@ -92,14 +92,28 @@ def describe(event: dict, n: dict[str, str], sides: list[str], *, odds: bool = T
             + (f" Odds: {odds_text(event)}." if odds else "")
         )
     if k == "damage":
+        if "hp_after" not in event:  # /2: the group's apply event changes the HP
+            return f"{n[event['target']]} takes {event['amount']} damage: {damage_formula(event)}."
         return (
             f"{n[event['target']]} takes {event['amount']} damage"
             f" ({event['hp_before']} -> {event['hp_after']} HP): {damage_formula(event)}."
         )
     if k == "heal":
+        if "hp_after" not in event:
+            return (
+                f"{n[event['source']]} heals {n[event['target']]} for {event['amount']}"
+                f" ({event['power']} Power + {event['support_power']} Support Power)."
+            )
         return (
             f"{n[event['target']]} heals {event['amount']}"
             f" ({event['hp_before']} -> {event['hp_after']} HP)."
+        )
+    if k == "apply":
+        parts = [f"-{event['damage']}"] if event["damage"] else []
+        parts += [f"+{event['healing']}"] if event["healing"] else []
+        return (
+            f"{n[event['combatant']]}: {event['hp_before']} {' '.join(parts)}"
+            f" -> {event['hp_after']} HP (the group applied together)."
         )
     if k == "ko":
         return f"{n[event['combatant']]} is knocked out."

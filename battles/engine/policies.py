@@ -7,8 +7,8 @@ draw pile or plan.
 
 import itertools
 
-from .battle import FIELD, Policy, View
 from .damage import heal_power
+from .field import FIELD, Policy, View
 from .model import ARCHON_SUMMON_COST, TIER_COST
 from .odds import expected_damage
 
@@ -104,25 +104,35 @@ def greedy_switch(view: View, rng):
                 worst, worst_score = f, score
     if worst is None or worst_score <= 0:
         return None
+    # Never straight back: the one switched out last round stays out while the one that
+    # replaced it is the worst (a switch undone only hands the enemy a free round).
+    last = view.last_switch()
+    barred = last[0] if last is not None and last[1] == worst.id else None
     best = None
     best_score = 0
     for f in stored:
+        if f.id == barred:
+            continue
         score = table.get(f.spec.type)
         if score is None:
             score = _score_matchup(view, f.spec.type)
         if best is None or score < best_score:
             best, best_score = f, score
-    if best_score < worst_score:
+    if best is not None and best_score < worst_score:
         return worst.id, best.id
     return None
 
 
+UPKEEP = 1  # R9.1: what an active Archon costs at each round start
+
+
 def greedy_summon(view: View, rng) -> bool:
-    """Summon when Resonance leaves room for upkeep, or when the field is nearly empty."""
+    """Summon when Resonance leaves room for upkeep, or when the field is nearly empty; never
+    with less than the next round's upkeep left over, or the Archon is dismissed at once."""
     side = view.side
     alive = sum(1 for f in side.slots if f is not None and f.alive)
     return side.resonance >= ARCHON_SUMMON_COST + 2 or (
-        alive <= 1 and side.resonance >= ARCHON_SUMMON_COST
+        alive <= 1 and side.resonance >= ARCHON_SUMMON_COST + UPKEEP
     )
 
 
@@ -238,6 +248,8 @@ def greedy_plays(view: View, rng) -> list[tuple[str, int, str]]:
     side = view.side
     mp = side.mp
     resonance = side.resonance
+    if side.archon_active():
+        resonance -= UPKEEP  # Tiers never spend the Archon's next upkeep
     owners = view.owners
     extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []

@@ -1,4 +1,4 @@
-"""What the field looks like at any point of a `memeyori-battle-log/1` log.
+"""What the field looks like at any point of a `memeyori-battle-log/1` or `/2` log.
 
 The viewer keeps one frame per round (computed once and stored with the battle), so
 jumping to round N folds at most that round's events, never the whole battle.
@@ -49,7 +49,10 @@ def apply(state: dict, event: dict) -> None:
     elif kind == "plan":
         state["sides"][event["side"]]["mp"] = event["mp_left"]
     elif kind in ("damage", "heal"):
-        state["hp"][event["target"]] = event["hp_after"]
+        if "hp_after" in event:  # /1 applied each one at once; /2 applies a group (apply)
+            state["hp"][event["target"]] = event["hp_after"]
+    elif kind == "apply":
+        state["hp"][event["combatant"]] = event["hp_after"]
     elif kind == "end":
         state["ended"] = True
         state["winner"] = event["winner"]

@@ -24,7 +24,7 @@ Definitions that a log leaves open, fixed here:
 from collections import deque
 
 
-def _side_totals() -> dict:
+def side_totals() -> dict:
     return {
         "resonance_gained": 0,
         "resonance_spent": 0,
@@ -36,7 +36,7 @@ def _side_totals() -> dict:
     }
 
 
-def _combatant_totals() -> dict:
+def combatant_totals() -> dict:
     return {
         "damage_dealt": 0,
         "damage_taken": 0,
@@ -47,13 +47,13 @@ def _combatant_totals() -> dict:
     }
 
 
-def _card_totals() -> dict:
+def card_totals() -> dict:
     return {"played": 0, "attacks": 0, "landed": 0, "criticals": 0, "damage": 0, "healing": 0}
 
 
 def summarize(log: dict) -> dict:
     """One battle's summary computed from a full log (format /1 or /2)."""
-    sides = [_side_totals(), _side_totals()]
+    sides = [side_totals(), side_totals()]
     combatants = {}
     hp = {}
     max_hp = {}
@@ -61,7 +61,7 @@ def summarize(log: dict) -> dict:
     archons: list[str | None] = [None, None]
     for index, side in enumerate(log["sides"]):
         for c in side["combatants"]:
-            combatants[c["id"]] = _combatant_totals()
+            combatants[c["id"]] = combatant_totals()
             hp[c["id"]] = max_hp[c["id"]] = c["max_hp"]
             if c["kind"] == "archon":
                 archons[index] = c["id"]
@@ -125,7 +125,7 @@ def summarize(log: dict) -> dict:
             card = event["card"]
             row = cards.get(card)
             if row is None:
-                row = cards[card] = _card_totals()
+                row = cards[card] = card_totals()
             row["played"] += 1
             if event["category"] == "support":
                 owed.append(card)
@@ -183,7 +183,13 @@ def summarize(log: dict) -> dict:
 
 
 def simulate_summary(snapshot: dict, *, seed: int, policies=("greedy", "greedy")) -> dict:
-    """Exactly `summarize(simulate(snapshot, seed=seed, policies=policies))`."""
-    from .run import simulate
+    """Exactly `summarize(simulate(snapshot, seed=seed, policies=policies))`, but the engine
+    counts as it goes (summary mode) instead of building the log's events."""
+    import random
 
-    return summarize(simulate(snapshot, seed=seed, policies=policies))
+    from .battle import run_summary
+    from .model import battle_input
+    from .policies import POLICIES
+
+    chosen = tuple(POLICIES[name] for name in policies)
+    return run_summary(battle_input(snapshot), chosen, random.Random(seed), seed=seed)

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from battles.engine.battle import ENGINE_VERSION, LOG_FORMAT
 from battles.engine.run import canonical, simulate
 from battles.models import Battle
 
@@ -23,6 +24,14 @@ class Command(BaseCommand):
                 found = None
         if found is None:
             raise CommandError(f"No battle {battle!r}.")
+        if found.engine_version != ENGINE_VERSION:
+            self.stdout.write(
+                f"Made by the earlier engine: {found} (seed {found.seed}) was run by engine"
+                f" version {found.engine_version} ({found.log.get('format')}); today's engine"
+                f" (version {ENGINE_VERSION}, {LOG_FORMAT}) plays by other rulings, so it is not"
+                " replayed. Its stored log stays as it was and is still viewable."
+            )
+            return
         again = simulate(found.snapshot, seed=found.seed, policies=(found.policy_a, found.policy_b))
         if canonical(again) == canonical(found.log):
             self.stdout.write(f"Identical: {found} (seed {found.seed}) replays to the same log.")
