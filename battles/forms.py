@@ -2,7 +2,7 @@ from django import forms
 
 from .engine.policies import POLICIES
 from .models import BattleVisibility
-from .services import SEED_MAX, parties_for, random_seed
+from .services import SEED_MAX, growth_refusal, parties_for, random_seed
 
 POLICY_CHOICES = [
     ("greedy", "Greedy: best expected damage per MP"),
@@ -65,6 +65,8 @@ class BattleForm(forms.Form):
             self.add_error(
                 "counts_for_growth", "Growth counts only in a battle with one of your own parties."
             )
+        elif data.get("counts_for_growth") and a and b and (refusal := growth_refusal(a, b)):
+            self.add_error("counts_for_growth", refusal)
         return data
 
 

@@ -26,6 +26,28 @@ def parties_for(user):
     return Party.objects.filter(visible_to(user)).select_related("owner")
 
 
+def growth_refusal(party_a: Party, party_b: Party) -> str | None:
+    """Why a battle of these two parties can never count for growth (R10), or None.
+
+    A party against itself, or two parties sharing a Memeyori, would let one Memeyori
+    "beat" itself into Ranks, so such a battle never counts."""
+    if party_a.pk == party_b.pk:
+        return "A party against itself never counts for growth (R10)."
+    shared = list(
+        Memeyori.objects.filter(slots__party=party_a)
+        .filter(slots__party=party_b)
+        .order_by("name", "pk")
+        .values_list("name", flat=True)
+        .distinct()
+    )
+    if shared:
+        return (
+            f"These parties share {', '.join(shared)}: a battle between them never counts"
+            " for growth (R10)."
+        )
+    return None
+
+
 def battle_run(
     *,
     owner,
@@ -44,6 +66,8 @@ def battle_run(
     if counts_for_growth and owner.pk not in (party_a.owner_id, party_b.owner_id):
         # Ruling: growth changes live Memeyori, so only someone who owns one side may ask.
         raise ValidationError("Growth counts only in a battle with one of your own parties.")
+    if counts_for_growth and (refusal := growth_refusal(party_a, party_b)):
+        raise ValidationError(refusal)
     with transaction.atomic():
         snap = battle_snapshot(party_a, party_b)
         for side in snap["sides"]:

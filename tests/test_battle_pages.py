@@ -308,16 +308,6 @@ def test_a_battle_that_fails_half_way_leaves_nothing_behind(
     assert set(Memeyori.objects.filter(owner=alice).values_list("rank", flat=True)) == {1}
 
 
-def test_a_party_against_itself_grows_each_memeyori_once(alice, types):
-    party = make_team(alice, types, "Mirror")
-    for seed in range(40):
-        battle = run(alice, party, party, seed=seed, counts_for_growth=True)
-        if battle.growth_applied:
-            break
-    assert len(battle.log["result"]["growth"]) > len(battle.growth_applied)
-    assert set(Memeyori.objects.values_list("rank", flat=True)) <= {1, 2}
-
-
 def test_the_viewer_shows_portrait_thumbnails_or_a_type_placeholder(client, alice, types):
     party = make_team(alice, types, "Faces", visibility="public")
     pictured = party.slots.first().memeyori

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from battles.engine.log import render_text
 from battles.engine.policies import POLICIES
 from battles.engine.run import log_json, simulate
-from battles.services import SEED_MAX, battle_run, random_seed
+from battles.services import SEED_MAX, battle_run, growth_refusal, random_seed
 from battles.snapshot import battle_snapshot
 from cards.models import Party
 
@@ -39,7 +39,23 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="print only the JSON log")
         parser.add_argument(
+            "--repeat",
+            type=int,
+            default=1,
+            metavar="K",
+            help="with --jsonl: K battles, seeds N .. N+K-1 (N is --seed)",
+        )
+        parser.add_argument(
+            "--jsonl", action="store_true", help="print each log as JSON, one log a line"
+        )
+        parser.add_argument(
             "--save", action="store_true", help="store the battle, owned by side A's owner"
+        )
+        parser.add_argument(
+            "--growth",
+            action="store_true",
+            help="with --save: the battle counts for growth (R10); refused for a party against"
+            " itself or two parties sharing a Memeyori",
         )
         parser.add_argument("--list", action="store_true", help="print `ID NAME` for each party")
 
@@ -55,6 +71,26 @@ class Command(BaseCommand):
         if not 0 <= seed <= SEED_MAX:
             raise CommandError(f"--seed must be from 0 to {SEED_MAX}.")
         policies = (options["policy"], options["policy_b"] or options["policy"])
+        repeat = options["repeat"]
+        if repeat < 1:
+            raise CommandError("--repeat must be at least 1.")
+        if repeat > 1 and not options["jsonl"]:
+            raise CommandError("--repeat needs --jsonl (one log a line).")
+        if options["jsonl"] and options["save"]:
+            raise CommandError("--jsonl prints logs; --save stores one battle. Choose one.")
+        if seed + repeat - 1 > SEED_MAX:
+            raise CommandError(f"--seed plus --repeat must stay within {SEED_MAX}.")
+        if options["growth"] and not options["save"]:
+            raise CommandError("--growth needs --save: only a stored battle counts for growth.")
+        if options["growth"] and (refusal := growth_refusal(a, b)):
+            raise CommandError(refusal)
+        if options["jsonl"]:
+            snap = battle_snapshot(a, b)
+            if not all(side["memeyori"] for side in snap["sides"]):
+                raise CommandError("Each party needs at least one Memeyori to battle.")
+            for n in range(seed, seed + repeat):
+                self.stdout.write(log_json(simulate(snap, seed=n, policies=policies)))
+            return
         if options["save"]:
             owner = get_user_model().objects.get(pk=a.owner_id)
             try:
@@ -65,6 +101,7 @@ class Command(BaseCommand):
                     seed=seed,
                     policy_a=policies[0],
                     policy_b=policies[1],
+                    counts_for_growth=options["growth"],
                 )
             except ValidationError as e:
                 raise CommandError("; ".join(e.messages)) from e
@@ -83,3 +120,8 @@ class Command(BaseCommand):
         self.stdout.write(f"Result: {winner} after {result['rounds']} rounds (seed {seed}).")
         if options["save"]:
             self.stdout.write(f"Saved as battle {battle.code}.")
+            for grown in battle.growth_applied:
+                self.stdout.write(
+                    f"Growth: Memeyori {grown['memeyori']} Rank {grown['rank_before']}"
+                    f" -> {grown['rank_after']}."
+                )
