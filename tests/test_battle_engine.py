@@ -256,3 +256,147 @@ def test_a_knocked_out_memeyori_is_replaced_from_storage_and_its_cards_drawn():
     assert (summon["round"], summon["combatant"], summon["place"]) == (1, "B4", 0)
     drawn = log["events"][log["events"].index(summon) + 1]
     assert drawn["kind"] == "draw" and drawn["cards"] == ["B4.1"]
+
+
+class Fours(random.Random):
+    """Every die shows 4: an attack lands exactly when its Accuracy beats the Evasion, the
+    same whichever order the attacks are rolled in; shuffles stay seeded."""
+
+    def random(self):
+        return 0.55
+
+
+def focused():
+    """Every card in hand, every round: blows at the enemy in place 1 (else the first enemy),
+    heals on the ally in place 1 (else the first ally)."""
+
+    def plays(view, rng):
+        allies = [f.id for f in view.side.field()]
+        foes = [e.id for e in view.enemies]
+        out = []
+        for c in sorted(view.side.hand, key=lambda c: c.id):
+            me, foe = c.id[0], "B" if c.id[0] == "A" else "A"
+            if c.category == "support":
+                out.append((c.id, 1, f"{me}1" if f"{me}1" in allies else allies[0]))
+            elif foes:
+                out.append((c.id, 1, f"{foe}1" if f"{foe}1" in foes else foes[0]))
+        return out
+
+    return Policy("focused", lambda v, r: None, lambda v, r: False, plays)
+
+
+def _story(log, *, swap=False) -> dict:
+    """What happened (per round, the sorted applies, plays, knock-outs and fizzles), with the
+    side letters swapped when asked."""
+    letters = str.maketrans("AB", "BA") if swap else str.maketrans("", "")
+    winner = log["result"]["winner"]
+    out = {"winner": winner if not swap or winner is None else 1 - winner,
+           "rounds": log["result"]["rounds"]}  # fmt: skip
+    for e in log["events"]:
+        if e["kind"] == "apply":
+            row = (e["combatant"].translate(letters), e["hp_before"], e["damage"], e["healing"],
+                   e["hp_after"])  # fmt: skip
+        elif e["kind"] == "play":
+            row = (e["card"].translate(letters), e["targets"][0].translate(letters))
+        elif e["kind"] in ("ko", "fizzle"):
+            row = (e["kind"], e["combatant"].translate(letters))
+        else:
+            continue
+        out.setdefault(e["round"], []).append(row)
+    return {k: sorted(v) if isinstance(v, list) else v for k, v in out.items()}
+
+
+def test_swapping_sides_with_the_same_plays_and_dice_mirrors_the_battle():
+    # Everyone has Initiative 5, so each round is one group of six cards (R9.3).
+    x = party("X", fighter("Ann", strength=20, speed=4, aura=2, cards=[card(power=30)]),
+              fighter("Al", wit=10, speed=4, aura=2,
+                      cards=[card("Mend", category="support", power=10)]),
+              fighter("Ari", strength=12, speed=4, aura=2, cards=[card(power=12)]),
+              level=2, dp_draw=1)  # fmt: skip
+    y = party("Y", fighter("Bo", strength=18, endurance=8, speed=4, aura=2,
+                           cards=[card(power=25)]),
+              fighter("Bea", wit=12, speed=4, aura=2,
+                      cards=[card("Mend", category="support", power=8)]),
+              fighter("Bi", strength=15, speed=4, aura=2, cards=[card(power=20)]),
+              level=2, dp_draw=1)  # fmt: skip
+    xy = run(x, y, (focused(), focused()), rng=Fours(1))
+    yx = run(y, x, (focused(), focused()), rng=Fours(1))
+    assert _story(xy) == _story(yx, swap=True)
+    # Not vacuous: round 1 knocks out A1 and B1 together, each healed in the same group.
+    first = [e for e in of(xy, "apply") if e["round"] == 1]
+    assert {(e["combatant"], e["hp_after"]) for e in first} == {("A1", 0), ("B1", 0)}
+    assert all(e["damage"] and e["healing"] for e in first)
+    assert {e["combatant"] for e in of(xy, "ko") if e["round"] == 1} == {"A1", "B1"}
+
+
+def test_a_blow_at_a_switched_out_target_goes_to_the_one_that_took_its_place():
+    a = party("A", fighter("Ann", strength=20, speed=9, cards=[card(power=5)]))
+    b = party("B", fighter("Bo"), fighter("Bea"), fighter("Bi"), fighter("Bu", endurance=20),
+              level=2, dp_sp=1)  # fmt: skip
+    # A plans against B2; B then switches B2 out for B4 (ruling 8: A could not see it). The
+    # blow follows the field to B4, in B2's place, not to B1, first in field order.
+    plans = scripted({1: [("A1.1", 1, "B2")]}), scripted(switches={1: ("B2", "B4")})
+    log = run(a, b, plans, rng=AllSixes(3))
+    play = of(log, "play")[0]
+    assert play["targets"] == ["B4"] and play["retargeted_from"] == "B2"
+    assert of(log, "attack")[0]["defender"] == "B4"
+
+
+def test_a_heal_whose_target_fell_goes_to_the_most_hurt_ally_standing():
+    medic = fighter("Medic", wit=5, speed=1, cards=[card("Patch", category="support", power=3)])
+    a = party("A", fighter("Ann", speed=5), medic, fighter("Ari", speed=5))
+    killer = fighter("Bo", strength=20, speed=9, cards=[card(power=60), card("Tap", power=0)])
+    b = party("B", killer, level=2, dp_draw=1)
+    # Round 1: Bo taps Ari (A3), so A3 is hurt and A2 (the medic) is at full HP. Round 2:
+    # Bo knocks out Ann (A1) before the medic's heal on A1 resolves.
+    plans = (
+        scripted({2: [("A2.1", 1, "A1")]}),
+        scripted({1: [("B1.2", 1, "A3")], 2: [("B1.1", 1, "A1")]}),
+    )
+    log = run(a, b, plans, rng=AllSixes(5))
+    hurt = [e for e in of(log, "apply") if e["round"] == 1]
+    assert [(e["combatant"], e["hp_after"] < e["hp_before"]) for e in hurt] == [("A3", True)]
+    heal = [e for e in of(log, "play") if e["card"] == "A2.1"][0]
+    assert heal["retargeted_from"] == "A1" and heal["targets"] == ["A3"]
+    assert of(log, "heal")[0]["target"] == "A3"
+
+
+def test_greedy_never_switches_straight_back_the_round_after():
+    from battles.engine.field import EnemyView, View
+    from battles.engine.policies import greedy_switch
+
+    chart = {("Blaze", "Verdant"): "weak", ("Tide", "Blaze"): "weak"}
+    a = party("A", fighter("Leaf", type="Verdant"), fighter("Drop", type="Tide"),
+              level=2, dp_sp=0)  # fmt: skip
+    a["memeyori"] = a["memeyori"][:2]
+    b = party("B", fighter("Ember", type="Blaze"))
+    engine = Engine(battle_input(snapshot([a, b], chart)), (GREEDY, GREEDY), random.Random(1))
+    engine.setup()
+    engine.round = 1
+    side = engine.sides[0]
+    side.slots = [engine.by_id["A1"], None, None]
+    engine.by_id["A2"].status = "stored"
+    foes = (EnemyView("B1", engine.by_id["B1"].spec, engine.by_id["B1"].hp),)
+    # Leaf (Verdant) is weak to the Blaze enemy; Drop (Tide) is strong: greedy switches.
+    assert greedy_switch(View(engine, side, foes, 1), engine.rng) == ("A1", "A2")
+    # Had it switched Drop out for Leaf last round, it would not switch straight back.
+    side.last_switch = (1, "A2", "A1")
+    assert greedy_switch(View(engine, side, foes, 2), engine.rng) is None
+    assert greedy_switch(View(engine, side, foes, 3), engine.rng) == ("A1", "A2")
+
+
+def test_greedy_summons_only_with_the_first_upkeep_to_spare():
+    from battles.engine.field import View
+    from battles.engine.policies import greedy_summon
+
+    archon = fighter("Arc", kind="archon")
+    a = party("A", fighter("Ann"), archon=archon)
+    engine = Engine(battle_input(snapshot([a, party("B", fighter("Bo"))], {})), (GREEDY, GREEDY),
+                    random.Random(1))  # fmt: skip
+    engine.setup()
+    side = engine.sides[0]
+    view = View(engine, side, (), 1)
+    side.resonance = 8  # the summon would leave nothing for the next round's upkeep
+    assert not greedy_summon(view, engine.rng)
+    side.resonance = 9
+    assert greedy_summon(view, engine.rng)
