@@ -120,6 +120,18 @@ def _initiatives(records, state) -> dict:
     return out
 
 
+# (figure, what it is a part of): printed even when 0, so before and after line up.
+FIGURES = [
+    ("heals_on_0_hp", "heals"),
+    ("heals_on_0_hp_by_side_1", "heals_on_0_hp"),
+    ("cards_lost_to_equal_initiative_ko", None),
+    ("blows_at_switched_out_elsewhere", "blows_at_switched_out"),
+    ("heal_retargeted_to_full_hp_while_ally_hurt", "heals_retargeted"),
+    ("switch_undone", "switches"),
+    ("dismissed_at_first_upkeep", "dismissals"),
+]
+
+
 def main() -> None:
     import os
 
@@ -145,9 +157,9 @@ def main() -> None:
         winners["/".join(map(str, key))] = log["result"]["winner"]
     print(f"{fmt}: {tally['battles']:,} greedy-vs-greedy demo battles"
           f" ({len(PAIRS)} ordered pairs x {args.seeds} seeds)")  # fmt: skip
-    for name, value in sorted(tally.items()):
-        if name != "battles":
-            print(f"  {name}: {value:,}")
+    for name, of in FIGURES:
+        total = f" of {tally[of]:,}" if of else ""
+        print(f"  {name}: {tally[name]:,}{total}")
     if args.save_winners:
         with open(args.save_winners, "w") as f:
             json.dump(winners, f)
