@@ -14,7 +14,11 @@ class AllSixes(random.Random):
     """Every die shows 6 (so every die hits and explodes); shuffles stay seeded."""
 
     def random(self):
-        return 0.999
+        return 1 - 2**-53  # the largest float below 1: every group of dice is all sixes
+
+    def getrandbits(self, k):
+        # Declared so that shuffles draw bits (seeded), not this constant random().
+        return super().getrandbits(k)
 
 
 def card(name="Jab", type="Ether", category="physical", power=4, mp_cost=1, **extra):

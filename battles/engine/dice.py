@@ -14,8 +14,38 @@ def d6(rng: random.Random) -> int:
     return int(rng.random() * 6) + 1
 
 
+# A pool of dice is rolled up to five at a time: one random() picks one of the 6**k equally
+# likely outcomes of k dice (k <= 5), as int(random() * 6) picks one face. Each entry of
+# _GROUPS[k] is (faces, hits, glitches, sixes); outcome 6**k - 1 is all sixes, 0 all ones.
+GROUP = 5
+
+
+def _outcomes(k: int) -> list[tuple]:
+    out = []
+    for index in range(6**k):
+        faces = []
+        for _ in range(k):
+            index, digit = divmod(index, 6)
+            faces.append(digit + 1)
+        faces = tuple(reversed(faces))
+        hits = sum(1 for f in faces if f >= 4)
+        out.append((faces, hits, faces.count(1), faces.count(6)))
+    return out
+
+
+_GROUPS = [_outcomes(k) for k in range(GROUP + 1)]
+_SIZES = [6**k for k in range(GROUP + 1)]
+
+
 def roll_dice(rng: random.Random, count: int) -> tuple[int, ...]:
-    return tuple(int(rng.random() * 6) + 1 for _ in range(count))
+    """`count` dice, each face uniform and independent (R4)."""
+    draw = rng.random
+    faces = ()
+    while count > 0:
+        k = count if count < GROUP else GROUP
+        faces += _GROUPS[k][int(draw() * _SIZES[k])][0]
+        count -= k
+    return faces
 
 
 def count_hits(faces) -> int:
@@ -94,24 +124,36 @@ def roll_faces(rng: random.Random, accuracy: int, evasion: int, crit_rate: int) 
     numbers of dice, 0 or more (the engine's come from R3's stats).
     """
     draw = rng.random
-    attack = [int(draw() * 6) + 1 for _ in range(accuracy)]
-    sixes = attack.count(EXPLODE)
+    attack = []
+    hits = glitches = sixes = 0
+    count = accuracy
+    while count > 0:
+        k = count if count < GROUP else GROUP
+        faces, h, g, x = _GROUPS[k][int(draw() * _SIZES[k])]
+        attack += faces
+        hits += h
+        glitches += g
+        sixes += x
+        count -= k
     extra = []
+    xhits = 0
     if sixes and crit_rate > 0:
         # R4 step 2, as explode(): each 6 pays for its own replacement, Crit Rate at most.
         pending = sixes
         while pending > 0 and len(extra) < crit_rate:
             face = int(draw() * 6) + 1
             extra.append(face)
+            if face >= HIT_MIN:
+                xhits += 1
             if face != EXPLODE:
                 pending -= 1
-    evade = [int(draw() * 6) + 1 for _ in range(evasion)]
-    return (
-        attack,
-        extra,
-        evade,
-        attack.count(4) + attack.count(5) + sixes,
-        attack.count(GLITCH),
-        (extra.count(4) + extra.count(5) + extra.count(6)) if extra else 0,
-        evade.count(4) + evade.count(5) + evade.count(6),
-    )
+    evade = []
+    dhits = 0
+    count = evasion
+    while count > 0:
+        k = count if count < GROUP else GROUP
+        faces, h, _, _ = _GROUPS[k][int(draw() * _SIZES[k])]
+        evade += faces
+        dhits += h
+        count -= k
+    return attack, extra, evade, hits, glitches, xhits, dhits
