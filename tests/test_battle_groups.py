@@ -262,7 +262,7 @@ def random_character(rng: random.Random, kind="memeyori") -> dict:
     )
 
 
-def random_party(rng: random.Random) -> dict:
+def random_party(rng: random.Random, most: int = 6) -> dict:
     level = rng.randint(1, 6)
     dp_sp = rng.randint(0, level - 1)
     return party_row(
@@ -271,7 +271,7 @@ def random_party(rng: random.Random) -> dict:
         dp_sp=dp_sp,
         dp_mp=level - 1 - dp_sp,
         dp_draw=0,
-        memeyori=[random_character(rng) for _ in range(rng.randint(1, 6))],
+        memeyori=[random_character(rng) for _ in range(rng.randint(1, most))],
         archon=random_character(rng, "archon") if rng.random() < 0.4 else None,
     )
 

@@ -4,6 +4,8 @@ import itertools
 import json
 import random
 
+import pytest
+
 from battles.engine.battle import run_battle
 from battles.engine.model import battle_input
 from battles.engine.run import simulate
@@ -165,3 +167,30 @@ def test_simulate_summary_is_summarize_of_simulate():
         for policies in (("greedy", "greedy"), ("random", "greedy")):
             expected = summarize(simulate(snap, seed=seed, policies=policies))
             assert simulate_summary(snap, seed=seed, policies=policies) == expected
+
+
+def _seeds():
+    """10,000 (snapshot, seed, policies): 2,000 greedy demo battles, then 8,000 between
+    random parties of one to three Memeyori (short battles, every kind of play)."""
+    from tests.test_battle_groups import CHART, random_party
+
+    demo = [demo_snapshot(a, b) for a, b in itertools.permutations(PARTIES, 2)]
+    for seed in range(2_000):
+        yield demo[seed % len(demo)], seed, ("greedy", "greedy")
+    rng = random.Random(14)
+    pairs = [("random", "random"), ("greedy", "random"), ("greedy", "greedy")]
+    for n in range(1_000):
+        a, b = random_party(rng, most=3), random_party(rng, most=3)
+        snap = snapshot([a, b], CHART)
+        for k in range(8):
+            yield snap, 100_000 + n * 8 + k, pairs[k % 3]
+
+
+@pytest.mark.slow
+def test_summary_mode_gives_exactly_the_full_logs_summary_on_ten_thousand_seeds():
+    count = 0
+    for snap, seed, policies in _seeds():
+        expected = summarize(simulate(snap, seed=seed, policies=policies))
+        assert simulate_summary(snap, seed=seed, policies=policies) == expected, seed
+        count += 1
+    assert count == 10_000

@@ -17,6 +17,7 @@ This module holds what they share: the Engine's state and the card and Resonance
 import random
 
 from . import end, plan, resolve, start
+from .dice import shuffle
 from .field import FIELD, Fighter, Policy, Side, View  # noqa: F401  (policies import these)
 from .model import MAX_ROUNDS, RESONANCE_MAX, BattleInput, FighterSpec
 from .tally import Tally
@@ -24,6 +25,23 @@ from .tally import Tally
 LOG_FORMAT = "memeyori-battle-log/2"
 # The rules' version: 1 wrote /1 logs (equal Initiative in waves), 2 writes /2 (R9.3 groups).
 ENGINE_VERSION = 2
+
+
+# What the policies (their memos) and the blows (resolve.blow) derive from a battle's frozen
+# input, kept for the next battle of the same input object: the bench's, or a lab's
+# thousands of seeds. Never battle state: only numbers printed on the specs. The input is
+# held in the entry, so its id cannot be reused while the entry lives.
+_DERIVED: dict[int, tuple] = {}
+DERIVED_LIMIT = 64
+
+
+def _derived(data: BattleInput) -> tuple:
+    entry = _DERIVED.get(id(data))
+    if entry is None or entry[0] is not data:
+        if len(_DERIVED) >= DERIVED_LIMIT:
+            _DERIVED.clear()
+        entry = _DERIVED[id(data)] = (data, ({}, {}), {})
+    return entry
 
 
 class Engine:
@@ -44,8 +62,8 @@ class Engine:
                     self.owners[c.id] = f
         self.events: list[dict] | None = None if summary else []
         self.tally: Tally | None = Tally(self) if summary else None
-        self.memos: tuple[dict, dict] = ({}, {})
-        self.blows: dict[tuple, tuple] = {}
+        # Derived from the frozen input alone, so shared by every battle of that input.
+        _, self.memos, self.blows = _derived(data)
         self.round = 0
         # Knock-outs and dismissals so far: only they can make a side lose (R9).
         self.upheavals = 0
@@ -67,7 +85,7 @@ class Engine:
                     break
                 pile = side.pile = side.discard
                 side.discard = []
-                self.rng.shuffle(pile)
+                shuffle(self.rng, pile)
                 if events is not None:
                     events.append({"round": self.round, "kind": "reshuffle", "side": side.index,
                                    "cards": len(pile)})  # fmt: skip
@@ -89,7 +107,7 @@ class Engine:
             return
         pile = side.pile
         pile.extend(cards)
-        self.rng.shuffle(pile)
+        shuffle(self.rng, pile)
         # The topmost of its own cards: a uniformly random one of them, as the shuffle is.
         mine = fighter.id + "."
         for i in range(len(pile) - 1, -1, -1):

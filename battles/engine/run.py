@@ -1,17 +1,34 @@
 """The engine's front door: a snapshot dict, two policy names and a seed in, a log out."""
 
+import copy
 import json
 import random
 
 from .battle import run_battle
-from .model import battle_input
+from .model import BattleInput, battle_input
 from .policies import POLICIES
+
+# The inputs of the last few snapshots, each with a private copy to compare against: a
+# lab runs thousands of seeds of one snapshot, and an equal snapshot gives an equal input
+# (a caller that changes its dict in place just misses the cache).
+_INPUTS: list[tuple[dict, BattleInput]] = []
+INPUTS_KEPT = 4
+
+
+def input_for(snapshot: dict) -> BattleInput:
+    for seen, data in _INPUTS:
+        if seen == snapshot:
+            return data
+    data = battle_input(snapshot)
+    _INPUTS.insert(0, (copy.deepcopy(snapshot), data))
+    del _INPUTS[INPUTS_KEPT:]
+    return data
 
 
 def simulate(snapshot: dict, *, seed: int, policies=("greedy", "greedy")) -> dict:
     """Run a whole battle (R9-R10) from a snapshot; the same arguments give the same log."""
     chosen = tuple(POLICIES[name] for name in policies)
-    return run_battle(battle_input(snapshot), chosen, random.Random(seed), seed=seed)
+    return run_battle(input_for(snapshot), chosen, random.Random(seed), seed=seed)
 
 
 def log_json(log: dict) -> str:

@@ -1,5 +1,6 @@
 """Setup and R9.1, the start of a round: Resonance or Archon upkeep, the draw, the MP refill."""
 
+from .dice import shuffle
 from .field import DISMISSED, FIELD
 from .model import FIELD_SIZE
 
@@ -15,7 +16,7 @@ def setup(engine) -> None:
             engine.emit(
                 "summon", side=side.index, combatant=fighter.id, reason="setup", place=place
             )
-        engine.rng.shuffle(side.pile)
+        shuffle(engine.rng, side.pile)
         engine.draw(side, 2 + side.spec.draw)
 
 

@@ -188,8 +188,8 @@ def simulate_summary(snapshot: dict, *, seed: int, policies=("greedy", "greedy")
     import random
 
     from .battle import run_summary
-    from .model import battle_input
     from .policies import POLICIES
+    from .run import input_for
 
     chosen = tuple(POLICIES[name] for name in policies)
-    return run_summary(battle_input(snapshot), chosen, random.Random(seed), seed=seed)
+    return run_summary(input_for(snapshot), chosen, random.Random(seed), seed=seed)
