@@ -82,11 +82,7 @@ def commit(engine, side: Side, choices, view: View) -> list[Play]:
                 allies = [f.id for f in side.field()]
             legal = target in allies
         else:
-            legal = False
-            for enemy in view.enemies:
-                if enemy.id == target:
-                    legal = True
-                    break
+            legal = target in view.enemy_ids
         if not legal:
             raise ValueError(f"{card.name} cannot target {target}")
         side.mp -= cost

@@ -17,9 +17,12 @@ from .field import ARCHON_PLACE, FIELD
 _ORDER = itemgetter(0, 1, 2, 3)
 
 
-def initiatives(engine) -> dict[str, int]:
-    """R9.3: SPD + floor(highest AUR on the side's field / 2), fixed as resolution starts."""
-    out = {}
+def groups(engine, plans) -> list[tuple[int, list]]:
+    """[(Initiative, [plays in the group's fixed order])], highest Initiative first.
+
+    R9.3: Initiative = SPD + floor(highest AUR on the side's field / 2), fixed here, as
+    resolution starts (after Switches and summons)."""
+    order = {}  # user id -> (-Initiative, side, field place)
     for side in engine.sides:
         field = side.field()
         aura = 0
@@ -27,25 +30,15 @@ def initiatives(engine) -> dict[str, int]:
             if f.spec.aura > aura:
                 aura = f.spec.aura
         bonus = aura // 2
-        for f in field:
-            out[f.id] = f.spec.speed + bonus
-    return out
-
-
-def groups(engine, plans) -> list[tuple[int, list]]:
-    """[(Initiative, [plays in the group's fixed order])], highest Initiative first."""
-    init = initiatives(engine)
-    places = {}
-    for side in engine.sides:
         for place, f in enumerate(side.slots):
             if f is not None:
-                places[f.id] = place
+                order[f.id] = (-(f.spec.speed + bonus), side.index, place)
         if side.archon is not None:
-            places[side.archon.id] = ARCHON_PLACE
+            order[side.archon.id] = (-(side.archon.spec.speed + bonus), side.index, ARCHON_PLACE)
     entries = []
-    for index, side_plans in enumerate(plans):
+    for side_plans in plans:
         for seq, play in enumerate(side_plans):
-            entries.append((-init[play.user], index, places[play.user], seq, play))
+            entries.append((*order[play.user], seq, play))
     entries.sort(key=_ORDER)
     out = []
     current = None
@@ -162,9 +155,9 @@ def roll_group(engine, plays, initiative: int, gains: list[int]) -> list[tuple]:
                            "category": card.category, "tier": tier, "mp_cost": play.mp_cost,
                            "initiative": initiative, "targets": [target.id],
                            "retargeted_from": retargeted})  # fmt: skip
-        else:
-            tally.play(user.side, card.id, tier)
         if support:
+            if tally is not None:
+                tally.card(user.side, card.id, tier, False, False, False)
             pending.append((None, user, target, card.power_at(tier), card))
             continue
         entry = blows.get((card.id, target.id, tier))
@@ -187,7 +180,7 @@ def roll_group(engine, plays, initiative: int, gains: list[int]) -> list[tuple]:
                            "defender_hits": dhits, "landed": landed, "critical": critical,
                            "complication": complication, "effect": effect})  # fmt: skip
         else:
-            tally.attack(card.id, landed, critical)
+            tally.card(user.side, card.id, tier, True, landed, critical)
         if landed:
             # R9.4: +1 Resonance per landed critical, +1 per landed hit on a weakness.
             gains[user.side] += critical + weak

@@ -37,6 +37,7 @@ def apply_group(engine, pending) -> bool:
     tally = engine.tally
     rnd = engine.round
     touched: dict = {}  # Fighter -> [damage, healing]; insertion order is first touch
+    dealt, applied, fallen = [], [], []  # summary mode's record of the group
     for entry, user, target, detail, card in pending:
         sums = touched.get(target)
         if sums is None:
@@ -50,7 +51,7 @@ def apply_group(engine, pending) -> bool:
                                "target": target.id, "card": card.id, "amount": amount,
                                "power": detail, "support_power": support_power})  # fmt: skip
             else:
-                tally.heal(user.id, target.id, card.id, amount)
+                dealt.append((user.id, target.id, card.id, amount, True))
             continue
         _, _, _, effect, _, power, stat, mitigation, same_type, outcomes = entry
         critical, complication = detail > 1, detail & 1 == 1
@@ -70,7 +71,7 @@ def apply_group(engine, pending) -> bool:
                                          "complication": complication,
                                          "mitigation": mitigation, "raw": raw}})  # fmt: skip
         else:
-            tally.damage(user.id, target.id, card.id, amount)
+            dealt.append((user.id, target.id, card.id, amount, False))
     knocked_out = False
     for target, (damage, healing) in touched.items():
         before = target.hp
@@ -84,7 +85,7 @@ def apply_group(engine, pending) -> bool:
                            "combatant": target.id, "hp_before": before, "damage": damage,
                            "healing": healing, "hp_after": target.hp})  # fmt: skip
         else:
-            tally.applied(target.id, before, damage, target.hp)
+            applied.append((target.id, before, damage, target.hp))
         if after <= 0:
             knocked_out = True
     if knocked_out:
@@ -96,5 +97,7 @@ def apply_group(engine, pending) -> bool:
                     events.append({"round": rnd, "kind": "ko", "side": target.side,
                                    "combatant": target.id})  # fmt: skip
                 else:
-                    tally.ko(target.id)
+                    fallen.append(target.id)
+    if tally is not None:
+        tally.group(dealt, applied, fallen)
     return knocked_out

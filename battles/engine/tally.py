@@ -14,8 +14,6 @@ class Tally:
         self.sides = [side_totals(), side_totals()]
         self.combatants = {fid: combatant_totals() for fid in engine.by_id}
         self.cards: dict[str, dict] = {}
-        self.hit_by: dict[str, list[str]] = {}  # who damaged it in the current group
-        self.heals: dict[str, list[tuple]] = {}  # (source, card, amount) in the current group
 
     def planned(self, side) -> None:
         for f in side.field():
@@ -23,49 +21,49 @@ class Tally:
         if side.archon_active():
             self.sides[side.index]["archon_rounds"] += 1
 
-    def play(self, side: int, card: str, tier: int) -> None:
+    def card(self, side: int, card: str, tier: int, attack: bool, landed, critical) -> None:
+        """A card resolved (`play`), with its `attack` when it is one."""
         row = self.cards.get(card)
         if row is None:
             row = self.cards[card] = card_totals()
         row["played"] += 1
-        if tier == 2:
-            self.sides[side]["tier2_plays"] += 1
-        elif tier == 3:
-            self.sides[side]["tier3_plays"] += 1
+        if tier != 1:
+            self.sides[side]["tier2_plays" if tier == 2 else "tier3_plays"] += 1
+        if attack:
+            row["attacks"] += 1
+            if landed:
+                row["landed"] += 1
+                if critical:
+                    row["criticals"] += 1
 
-    def attack(self, card: str, landed: bool, critical: bool) -> None:
-        row = self.cards[card]
-        row["attacks"] += 1
-        if landed:
-            row["landed"] += 1
-            if critical:
-                row["criticals"] += 1
-
-    def damage(self, source: str, target: str, card: str, amount: int) -> None:
-        self.combatants[source]["damage_dealt"] += amount
-        self.combatants[target]["damage_taken"] += amount
-        self.cards[card]["damage"] += amount
-        sources = self.hit_by.setdefault(target, [])
-        if source not in sources:
-            sources.append(source)
-
-    def heal(self, source: str, target: str, card: str, amount: int) -> None:
-        self.heals.setdefault(target, []).append((source, card, amount))
-
-    def applied(self, target: str, before: int, damage: int, after: int) -> None:
-        restored = after - (before - damage)
-        for source, card, amount in self.heals.pop(target, ()):
-            share = min(amount, max(0, restored))
-            restored -= share
-            self.combatants[source]["healing_done"] += share
-            self.cards[card]["healing"] += share
-        if after > 0:
-            self.hit_by.pop(target, None)
-
-    def ko(self, target: str) -> None:
-        self.combatants[target]["knocked_out"] = True
-        for source in self.hit_by.pop(target, ()):
-            self.combatants[source]["knockouts"] += 1
+    def group(self, dealt: list[tuple], applied: list[tuple], knocked_out: list[str]) -> None:
+        """A group settled: its blows and heals (source, target, card, amount, heal?) in
+        order, each touched combatant's (id, hp_before, damage, hp_after), its knock-outs."""
+        combatants, cards = self.combatants, self.cards
+        hit_by: dict[str, list[str]] = {}
+        heals: dict[str, list[tuple]] = {}
+        for source, target, card, amount, heal in dealt:
+            if heal:
+                heals.setdefault(target, []).append((source, card, amount))
+                continue
+            combatants[source]["damage_dealt"] += amount
+            combatants[target]["damage_taken"] += amount
+            cards[card]["damage"] += amount
+            sources = hit_by.setdefault(target, [])
+            if source not in sources:
+                sources.append(source)
+        for target, before, damage, after in applied:
+            if target in heals:
+                restored = after - (before - damage)
+                for source, card, amount in heals[target]:
+                    share = min(amount, max(0, restored))
+                    restored -= share
+                    combatants[source]["healing_done"] += share
+                    cards[card]["healing"] += share
+        for target in knocked_out:
+            combatants[target]["knocked_out"] = True
+            for source in hit_by.get(target, ()):
+                combatants[source]["knockouts"] += 1
 
     def summary(self, seed, result: dict) -> dict:
         hp_left = []
