@@ -61,15 +61,17 @@ def test_sixteen_threads_write_characters_and_parties_at_once(alice, types):
 
 @pytest.mark.django_db(transaction=True)
 def test_sixteen_threads_run_and_save_battles_at_once(alice, types):
-    party = make_party(alice, name="Sparring")
-    team = [make_memeyori(alice, types["Blaze"], name=f"S{i}") for i in range(2)]
+    # Two parties with no Memeyori in common: a party against itself never grows (R10).
+    party, partner = make_party(alice, name="Sparring"), make_party(alice, name="Partner")
+    team = [make_memeyori(alice, types["Blaze"], name=f"S{i}") for i in range(4)]
     for m in team:
         Card.objects.create(memeyori=m, type=types["Blaze"], name="Nip", category="physical")
-    party_set_memeyori(party=party, memeyori=team)
+    party_set_memeyori(party=party, memeyori=team[:2])
+    party_set_memeyori(party=partner, memeyori=team[2:])
 
     def work(n: int):
         for i in range(2):
-            battle_run(owner=alice, party_a=party, party_b=party, seed=n * 10 + i,
+            battle_run(owner=alice, party_a=party, party_b=partner, seed=n * 10 + i,
                        counts_for_growth=True)  # fmt: skip
 
     errors = run_threads(work)
@@ -79,4 +81,4 @@ def test_sixteen_threads_run_and_save_battles_at_once(alice, types):
     # Every battle's growth was applied in its own transaction; none was lost.
     grown = sum(len(b.growth_applied or []) for b in battles)
     ranks = sum(m.rank - 1 for m in Memeyori.objects.filter(pk__in=[m.pk for m in team]))
-    assert ranks == min(grown, 2 * 5)
+    assert ranks == min(grown, 4 * 5)
