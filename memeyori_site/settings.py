@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "django_ratelimit",
+    "django_tasks_db",
     "cards",
     "battles",
 ]
@@ -160,6 +161,18 @@ RATE_LIMITS = {
     "print_share_png": ("30/m", {"GET"}),
     "battle_og": ("60/m", {"GET"}),
     "battle_shared_og": ("60/m", {"GET"}),
+}
+
+# Background work (PDF and PNG renders, portraits) runs as django.tasks tasks. By default
+# they wait in this project's own database (SQLite or PostgreSQL) for `manage.py db_worker`
+# processes, which claim them with row locks (SKIP LOCKED on PostgreSQL), so any number of
+# workers on any number of machines can share one queue. DJANGO_TASKS_IMMEDIATE=1 runs each
+# task inside the request that enqueues it, with no worker (the test suite does that).
+IMMEDIATE_TASKS = {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}
+TASKS = {
+    "default": IMMEDIATE_TASKS
+    if envbool("DJANGO_TASKS_IMMEDIATE", False)
+    else {"BACKEND": "django_tasks_db.DatabaseBackend"}
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
