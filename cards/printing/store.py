@@ -159,7 +159,7 @@ def _asset_digests(spec: dict) -> list[tuple[str, str]]:
     resolved exactly as the renderer's fetcher will, with a digest of its content."""
     from .render import _roots
 
-    fetcher = pdf.asset_fetcher(_roots())
+    roots = {prefix: [Path(d).resolve() for d in dirs] for prefix, dirs in _roots().items()}
     todo = [
         (pdf.ASSET_BASE, ref)
         for job in spec["jobs"]
@@ -176,7 +176,7 @@ def _asset_digests(spec: dict) -> list[tuple[str, str]]:
         if url.startswith(pdf.ASSET_BASE + pdf.GENERATED):
             continue  # made for the render, already in the spec
         try:
-            path = fetcher.resolve(url)
+            path = pdf.resolve_asset(url, roots)
         except pdf.RefusedURL:
             seen[url] = "refused"
             continue
