@@ -422,3 +422,35 @@ def test_rate_limit_counts_are_shared_by_processes_and_none_is_lost():
     request = RequestFactory().get("/", REMOTE_ADDR="192.0.2.50")
     usage = get_usage(request, group="shared-test", key="ip", rate="1000/h", increment=False)
     assert usage["count"] == 2 * per_process
+
+
+# --- Battle preview images -----------------------------------------------------------
+
+
+@pytest.fixture
+def battle(alice, pup, types):
+    from battles import services as battle_services
+    from cards.services import party_set_memeyori
+
+    from .conftest import make_party
+
+    party = make_party(alice, name="Solo")
+    party_set_memeyori(party=party, memeyori=[pup])
+    ran = battle_services.battle_run(owner=alice, party_a=party, party_b=party, seed=3)
+    return battle_services.battle_set_visibility(battle=ran, visibility="public")
+
+
+def test_a_battle_picture_is_drawn_once_by_a_worker_and_then_served(client, battle):
+    url = reverse("battle_og", kwargs={"code": battle.code})
+    first, second = client.get(url), client.get(url)
+    assert first.status_code == second.status_code == 200
+    assert first.content == second.content and first.content.startswith(b"\x89PNG")
+    assert Render.objects.get(kind=Render.Kind.BATTLE_IMAGE).runs == 1
+
+
+def test_a_battle_picture_not_drawn_yet_says_when_to_come_back(client, battle, queued_tasks):
+    response = client.get(reverse("battle_og", kwargs={"code": battle.code}))
+    assert response.status_code == 503 and response["Retry-After"] == "2"
+    render_task.call(Render.objects.get().pk)
+    response = client.get(reverse("battle_og", kwargs={"code": battle.code}))
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
