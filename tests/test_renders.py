@@ -454,3 +454,11 @@ def test_a_battle_picture_not_drawn_yet_says_when_to_come_back(client, battle, q
     render_task.call(Render.objects.get().pk)
     response = client.get(reverse("battle_og", kwargs={"code": battle.code}))
     assert response.status_code == 200 and response["Content-Type"] == "image/png"
+
+
+def test_the_clean_up_command_applies_a_cap(db):
+    from django.core.management import call_command
+
+    _stored("d" * 64, 2 * 1024 * 1024, used_days_ago=1)
+    call_command("prune_renders", "--max-mb", "1")
+    assert not Render.objects.exists()
