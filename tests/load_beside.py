@@ -26,6 +26,29 @@ PAPERS = ("a4", "letter", "card")
 REFRESH = re.compile(r'http-equiv="refresh" content="(\d+);\s*url=([^"]+)"')
 
 
+def _post(client: Client, path: str, fields: dict):
+    client.conn.request(
+        "POST",
+        path,
+        body=urlencode({**fields, "csrfmiddlewaretoken": client.cookies.get("csrftoken", "")}),
+        headers={
+            "Host": f"{client.conn.host}:{client.conn.port}",
+            "Cookie": "; ".join(f"{k}={v}" for k, v in client.cookies.items()),
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Referer": f"http://{client.conn.host}:{client.conn.port}/",
+        },
+    )
+    response = client.conn.getresponse()
+    response.read()
+    return response
+
+
+def delete_characters(client: Client, paths: list[str]) -> None:
+    """Leave the demo account as it was."""
+    for path in paths:
+        _post(client, f"{path}delete/", {})
+
+
 def make_characters(client: Client, count: int, label: str) -> list[str]:
     """Save `count` new Memeyori through the builder; their Mastercard paths."""
     _, html = client.request("GET", "/build/memeyori/")
@@ -33,7 +56,7 @@ def make_characters(client: Client, count: int, label: str) -> list[str]:
     paths = []
     for n in range(count):
         fields = {
-            "name": f"Beside {label} {n}",
+            "name": f"Load test {label} {n}",
             "type": type_pk,
             "rank": 1 + n % 5,
             "flavour": f"Made by the load test ({label}, number {n}).",
@@ -41,21 +64,8 @@ def make_characters(client: Client, count: int, label: str) -> list[str]:
             **{a: 2 + (n + i) % 9 for i, a in enumerate(("strength", "endurance", "iq", "wit"))},
             "speed": 4,
             "aura": 3,
-            "csrfmiddlewaretoken": client.cookies.get("csrftoken", ""),
         }
-        client.conn.request(
-            "POST",
-            "/build/memeyori/",
-            body=urlencode(fields),
-            headers={
-                "Host": f"{client.conn.host}:{client.conn.port}",
-                "Cookie": "; ".join(f"{k}={v}" for k, v in client.cookies.items()),
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Referer": f"http://{client.conn.host}:{client.conn.port}/",
-            },
-        )
-        response = client.conn.getresponse()
-        response.read()
+        response = _post(client, "/build/memeyori/", fields)
         location = response.getheader("Location", "")
         match = re.search(r"(/c/memeyori/[0-9a-f-]{36}/)", location)
         if response.status != 302 or not match:
@@ -190,6 +200,7 @@ def beside(probe: Client) -> None:
             f"beside: live stats {phase}: {len(samples)} requests, p50 {p50:.1f} ms, "
             f"p99 {p99:.1f} ms{extra}"
         )
+    delete_characters(probe, characters)
     (a50, a99), (b50, b99) = figures["alone"], figures["beside PDFs"]
     print(
         f"beside: with {PDF_CLIENTS} clients fetching PDFs, live stats p99 is {b99 / a99:.2f}x "
