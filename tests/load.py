@@ -83,14 +83,19 @@ def manage(*args: str, env: dict[str, str]) -> str:
     return out.stdout
 
 
+WORKER_ARGS = ["db_worker", "--no-reload", "--interval", "0.25", "--verbosity", "0"]
+
+
 def start_task_workers(env: dict[str, str]) -> list[subprocess.Popen]:
     """As `make serve` runs them: niced, so that pages win the CPU."""
     return [
         subprocess.Popen(
-            ["nice", "-n", "10", sys.executable, "manage.py", "db_worker", "--no-reload",
-             "--interval", "0.25", "--verbosity", "0"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            ["nice", "-n", "10", sys.executable, "manage.py", *WORKER_ARGS],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         for _ in range(TASK_WORKERS)
     ]
 
