@@ -5,17 +5,36 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import connection
 
 from cards.demo import DEMO_FILE, load_types
 from cards.models import Archon, Card, Memeyori, Party, Type
 
 
 @pytest.fixture(autouse=True)
-def _isolated(settings, tmp_path):
+def _isolated(request, settings, tmp_path, django_db_setup, django_db_blocker):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.MEDIA_ROOT = tmp_path / "media"
-    # Rate-limit counts live in the cache; each test starts with none spent.
-    cache.clear()
+    # Rate-limit counts live in the cache (a table in the test database); each test starts
+    # with none spent.
+    with django_db_blocker.unblock():
+        cache.clear()
+        if request.node.get_closest_marker("django_db") is None and not {
+            "db",
+            "transactional_db",
+            "live_server",
+        } & set(request.fixturenames):
+            # A test without the database does not keep a connection to it open.
+            connection.close()
+    # Tasks run inside the request that enqueues them, unless a test asks for the queue
+    # (the `queued_tasks` fixture) to see what a person sees while a worker is busy.
+    settings.TASKS = {"default": settings.IMMEDIATE_TASKS}
+
+
+@pytest.fixture
+def queued_tasks(settings):
+    """Tasks wait in the database, as on the site, for a db_worker to claim them."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 
 @pytest.fixture
