@@ -1,10 +1,12 @@
 """Writes to characters, cards, parties and the type chart: small keyword-only functions,
 each one transaction."""
 
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import Max
 
+from .media import PORTRAIT_FIELDS, copy_portrait_files, delete_on_commit
 from .models import (
     Archon,
     Card,
@@ -46,9 +48,6 @@ def party_delete(*, party: Party) -> None:
     party.delete()
 
 
-PORTRAIT_FIELDS = ["portrait", "portrait_print", "portrait_thumb"]
-
-
 def character_set_portrait(*, character: Character, image) -> None:
     """Store an uploaded portrait, already checked by CharacterForm (PNG/JPEG/WebP, 10 MB),
     or clear it when `image` is False (the form's "Clear" box). Anything else leaves it.
@@ -58,6 +57,7 @@ def character_set_portrait(*, character: Character, image) -> None:
     """
     if image is False:
         # The derived images belong to the old portrait, so they go with it.
+        delete_on_commit([getattr(character, name).name for name in PORTRAIT_FIELDS])
         for name in PORTRAIT_FIELDS:
             setattr(character, name, "")
         character.save(update_fields=[*PORTRAIT_FIELDS, "updated"])
@@ -71,27 +71,44 @@ def character_set_portrait(*, character: Character, image) -> None:
 @transaction.atomic
 def character_save(*, character: Character, portrait=None) -> Character:
     """Validate and save a Memeyori or Archon from the builder (R1, R2)."""
-    character.full_clean(exclude=PORTRAIT_FIELDS)
+    character.full_clean(exclude=list(PORTRAIT_FIELDS))
     character.save()
     character_set_portrait(character=character, image=portrait)
     return character
 
 
-@transaction.atomic
 def character_duplicate(*, character: Character, owner) -> Character:
-    """A private copy with its cards; the copy shares the stored portrait files."""
+    """A private copy with its cards and its own copies of the portrait files.
+
+    Shared files would be deleted under the original the first time the copy's focal
+    point moved, so the copy gets files of its own, removed again if the write fails.
+    """
     model = type(character)
+    skip = {"id", "code", "owner", "created", "updated", "visibility", "name", *PORTRAIT_FIELDS}
     fields = {
         f.name: getattr(character, f.name)
         for f in model._meta.concrete_fields
-        if f.name not in ("id", "code", "owner", "created", "updated", "visibility", "name")
+        if f.name not in skip
     }
-    copy = model.objects.create(
+    copy = model(
         **fields,
         owner=owner,
         name=f"{character.name} (copy)"[: model._meta.get_field("name").max_length],
         visibility=Visibility.PRIVATE,
     )
+    written = copy_portrait_files(character, copy)
+    try:
+        with transaction.atomic():
+            _save_copy(character, copy)
+    except BaseException:
+        for name in written:  # fresh names of our own, named by no row
+            default_storage.delete(name)
+        raise
+    return copy
+
+
+def _save_copy(character: Character, copy: Character) -> None:
+    copy.save()
     cards = list(character.cards.all())
     for card in cards:
         card.pk = None
@@ -101,7 +118,6 @@ def character_duplicate(*, character: Character, owner) -> Character:
         card.memeyori = copy if isinstance(copy, Memeyori) else None
         card.archon = copy if isinstance(copy, Archon) else None
     Card.objects.bulk_create(cards)
-    return copy
 
 
 @transaction.atomic

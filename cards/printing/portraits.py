@@ -14,6 +14,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from cards.media import delete_on_commit
 from cards.models import Character
 
 from . import layout
@@ -162,11 +163,9 @@ def character_set_portrait(
                 f.name
                 for f in (character.portrait, character.portrait_print, character.portrait_thumb)
             }
-            storage = character.portrait.storage
-            transaction.on_commit(
-                lambda: [storage.delete(name) for name in old if name not in keep]
-            )
+            delete_on_commit([name for name in old if name not in keep])
     except BaseException:
+        # Fresh names of our own: no other row can name them.
         for field in written:
             field.storage.delete(field.name)
         raise

@@ -1,0 +1,68 @@
+"""Portrait files on disk: each character owns its own, and nothing is left behind."""
+
+import pytest
+from django.urls import reverse
+
+from cards.models import Memeyori
+from cards.printing.portraits import character_set_portrait
+from tests.conftest import make_memeyori
+from tests.test_portraits import image_bytes, media_files, upload
+
+
+def portrait_names(character) -> set[str]:
+    character.refresh_from_db()
+    return {
+        f.name
+        for f in (character.portrait, character.portrait_print, character.portrait_thumb)
+        if f
+    }
+
+
+@pytest.fixture
+def pup(alice, types):
+    return make_memeyori(alice, types["Blaze"])
+
+
+def test_a_duplicate_owns_its_own_portrait_files(
+    client, settings, alice, pup, django_capture_on_commit_callbacks
+):
+    character_set_portrait(character=pup, upload=upload(image_bytes((600, 300), fmt="PNG")))
+    client.force_login(alice)
+    kwargs = {"kind": "memeyori", "code": pup.code}
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("character_duplicate", kwargs=kwargs))
+    copy = Memeyori.objects.exclude(pk=pup.pk).get()
+    assert portrait_names(copy).isdisjoint(portrait_names(pup))
+    assert len(portrait_names(copy)) == 3
+
+    # Moving the copy's focal point replaces the copy's files, never the original's.
+    copy_page = reverse("print_portrait", kwargs={"kind": "memeyori", "code": copy.code})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(copy_page, {"focus_x": "0.9", "focus_y": "0.5"})
+    assert response.status_code == 302
+    for name in portrait_names(pup):
+        assert (settings.MEDIA_ROOT / name).is_file()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("print_portrait", kwargs=kwargs), {"focus_x": "0.1", "focus_y": "0.5"}
+        )
+    assert response.status_code == 302
+    assert len(media_files(settings)) == 6
+
+
+def test_replacing_files_never_deletes_a_file_another_character_uses(
+    settings, alice, pup, types, django_capture_on_commit_callbacks
+):
+    character_set_portrait(character=pup, upload=upload(image_bytes(fmt="PNG")))
+    # Two rows naming the same files, as duplicates made before the fix did.
+    twin = make_memeyori(alice, types["Blaze"], name="Twin")
+    Memeyori.objects.filter(pk=twin.pk).update(
+        portrait=pup.portrait.name,
+        portrait_print=pup.portrait_print.name,
+        portrait_thumb=pup.portrait_thumb.name,
+    )
+    twin.refresh_from_db()
+    with django_capture_on_commit_callbacks(execute=True):
+        character_set_portrait(character=twin, focus_x=0.2, focus_y=0.5)
+    for name in portrait_names(pup):
+        assert (settings.MEDIA_ROOT / name).is_file()
