@@ -152,20 +152,24 @@ def shared_log(request, token):
     return _log_response(_get_shared_battle(token))
 
 
-def _og_response(battle: Battle):
+def _og_response(battle: Battle, *, shared: bool):
     response = HttpResponse(og.render(battle), content_type="image/png")
-    response["Cache-Control"] = "public, max-age=3600"
+    if battle.visibility == BattleVisibility.PUBLIC and not shared:
+        response["Cache-Control"] = "public, max-age=3600"
+    else:
+        # Private, or behind a link that may be revoked: no shared cache may keep a copy.
+        response["Cache-Control"] = "private, no-store"
     return response
 
 
 @require_GET
 def battle_og(request, code):
-    return _og_response(_get_battle_for_user(request, code))
+    return _og_response(_get_battle_for_user(request, code), shared=False)
 
 
 @require_GET
 def shared_og(request, token):
-    return _og_response(_get_shared_battle(token))
+    return _og_response(_get_shared_battle(token), shared=True)
 
 
 @require_POST
