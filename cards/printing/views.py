@@ -8,10 +8,10 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
-from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from cards.views import get_character_for_owner, get_character_for_viewer
+from memeyori_site.http import allow, require_safe
 
 from . import layout, pdf
 from .deck import Face, character_faces
@@ -36,6 +36,7 @@ def _sheet_options(form: PrintForm) -> dict:
     }
 
 
+@require_safe
 @vary_on_headers("HX-Request")
 def print_page(request):
     """Choose what to print; with a valid choice, show the preflight and page one."""
@@ -67,6 +68,7 @@ def _pdf_response(data: bytes, filename: str) -> HttpResponse:
     return response
 
 
+@require_safe
 def print_sheet(request):
     form = PrintForm(request.GET, user=request.user)
     if not form.is_valid():
@@ -84,6 +86,7 @@ def print_sheet(request):
     return _pdf_response(result.pdf, "memeyori-cards.pdf")
 
 
+@require_safe
 def mastercard_pdf(request, kind, code):
     """One Mastercard: centred on A4 or Letter with cut marks, or on a card-sized page."""
     character = get_character_for_viewer(request, kind, code)
@@ -98,6 +101,7 @@ def mastercard_pdf(request, kind, code):
     return _pdf_response(result.pdf, f"{slugify(character.name) or 'mastercard'}.pdf")
 
 
+@require_safe
 def mastercard_png(request, kind, code):
     """The Mastercard as a PNG for chat, rasterised from its card-sized PDF."""
     character = get_character_for_viewer(request, kind, code)
@@ -115,7 +119,7 @@ def mastercard_png(request, kind, code):
     return response
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def portrait_page(request, kind, code):
     character = get_character_for_owner(request, kind, code)

@@ -3,8 +3,9 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
+
+from memeyori_site.http import allow, require_post, require_safe
 
 from .. import stats
 from ..forms import SearchForm
@@ -13,13 +14,13 @@ from ..services import character_delete, character_duplicate
 from .access import get_character_for_owner, get_character_for_viewer
 
 
-@require_GET
+@require_safe
 def home(request):
     recent = Memeyori.objects.filter(visibility=Visibility.PUBLIC).select_related("type", "owner")
     return render(request, "cards/home.html", {"recent": recent.order_by("-created")[:12]})
 
 
-@require_GET
+@require_safe
 def character_page(request, kind, code):
     character = get_character_for_viewer(request, kind, code)
     cards = character.cards.select_related("type")
@@ -42,7 +43,7 @@ def character_page(request, kind, code):
     )
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 @login_required
 def my_characters(request):
@@ -63,7 +64,7 @@ def my_characters(request):
     return render(request, template, {"form": form, **lists})
 
 
-@require_POST
+@require_post
 @login_required
 def character_copy(request, kind, code):
     original = get_character_for_owner(request, kind, code)
@@ -72,7 +73,7 @@ def character_copy(request, kind, code):
     return redirect("character_edit", kind=kind, code=copy.code)
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def character_remove(request, kind, code):
     """GET asks for confirmation; only a POST deletes."""
