@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from . import stats
+from .validators import multi_line, single_line
 
 attribute_validators = [
     MinValueValidator(stats.ATTRIBUTE_MIN, f"Must be at least {stats.ATTRIBUTE_MIN}."),
@@ -42,7 +43,7 @@ def visible_to(user) -> Q:
 class Type(models.Model):
     """A Memeyori Type (R6). Ether is the neutral one."""
 
-    name = models.CharField(max_length=40, unique=True)
+    name = models.CharField(max_length=40, unique=True, validators=[single_line])
     slug = models.SlugField(max_length=40, unique=True)
     colour = models.CharField(
         max_length=7,
@@ -53,7 +54,7 @@ class Type(models.Model):
     symbol = models.CharField(
         max_length=8, default="◆", help_text="Shown beside the colour so it never stands alone."
     )
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, validators=[multi_line])
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -104,7 +105,7 @@ class Character(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="%(class)ss"
     )
-    name = models.CharField(max_length=60)
+    name = models.CharField(max_length=60, validators=[single_line])
     type = models.ForeignKey(Type, on_delete=models.PROTECT, related_name="%(class)ss")
     strength = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
     endurance = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
@@ -123,7 +124,7 @@ class Character(models.Model):
     # Made from `portrait` by the print pipeline: cropped for print, and a small thumbnail.
     portrait_print = models.ImageField(upload_to="portraits/print/", blank=True, editable=False)
     portrait_thumb = models.ImageField(upload_to="portraits/thumbs/", blank=True, editable=False)
-    flavour = models.TextField("flavour text", blank=True, max_length=2000)
+    flavour = models.TextField("flavour text", blank=True, max_length=2000, validators=[multi_line])
     visibility = models.CharField(
         max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE
     )
@@ -225,7 +226,7 @@ class Card(models.Model):
         Archon, null=True, blank=True, on_delete=models.CASCADE, related_name="cards"
     )
     position = models.PositiveSmallIntegerField(default=0)
-    name = models.CharField(max_length=60)
+    name = models.CharField(max_length=60, validators=[single_line])
     type = models.ForeignKey(Type, on_delete=models.PROTECT, related_name="cards")
     category = models.CharField(max_length=8, choices=Category.choices)
     power = models.PositiveSmallIntegerField(
@@ -238,15 +239,19 @@ class Card(models.Model):
         default=False, help_text="A Quick card adds no surcharge to its user's later cards."
     )
     unlock_rank = models.PositiveSmallIntegerField(default=1, validators=rank_validators)
-    text = models.TextField("rules text", blank=True, max_length=600)
+    text = models.TextField("rules text", blank=True, max_length=600, validators=[multi_line])
     tier2_power = models.PositiveSmallIntegerField(
         "Tier 2 power", null=True, blank=True, validators=[MaxValueValidator(99)]
     )
-    tier2_text = models.TextField("Tier 2 text", blank=True, max_length=400)
+    tier2_text = models.TextField(
+        "Tier 2 text", blank=True, max_length=400, validators=[multi_line]
+    )
     tier3_power = models.PositiveSmallIntegerField(
         "Tier 3 power", null=True, blank=True, validators=[MaxValueValidator(99)]
     )
-    tier3_text = models.TextField("Tier 3 text", blank=True, max_length=400)
+    tier3_text = models.TextField(
+        "Tier 3 text", blank=True, max_length=400, validators=[multi_line]
+    )
 
     class Meta:
         ordering = ["position", "id"]
@@ -301,7 +306,7 @@ class Party(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="parties"
     )
-    name = models.CharField(max_length=60)
+    name = models.CharField(max_length=60, validators=[single_line])
     archon = models.ForeignKey(
         Archon, null=True, blank=True, on_delete=models.SET_NULL, related_name="parties"
     )
