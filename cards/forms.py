@@ -325,6 +325,8 @@ class PartyForm(forms.ModelForm):
         # clean() runs before the instance gets the new values, so check a stand-in.
         draft = Party(
             owner=self.owner,
+            archon=cleaned.get("archon"),
+            visibility=cleaned.get("visibility") or Party._meta.get_field("visibility").default,
             level=cleaned["level"],
             dp_sp=cleaned["dp_sp"],
             dp_mp=cleaned["dp_mp"],

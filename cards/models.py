@@ -30,6 +30,15 @@ class Visibility(models.TextChoices):
     PUBLIC = "public", "Public (anyone can view)"
 
 
+# Every level, least visible first: the one place that orders them. A party can be no
+# more visible than its members (issue 11.2); a new level slots into this list.
+VISIBILITY_ORDER = [Visibility.PRIVATE, Visibility.PUBLIC]
+
+
+def visibility_rank(value: str) -> int:
+    return VISIBILITY_ORDER.index(value)
+
+
 def visible_to(user) -> Q:
     """Who may read a character, party or battle: its owner, and anyone when it is public.
 
@@ -157,6 +166,16 @@ class Character(models.Model):
     @property
     def is_public(self) -> bool:
         return self.visibility == Visibility.PUBLIC
+
+    def parties_holding(self):
+        if isinstance(self, Memeyori):
+            return Party.objects.filter(slots__memeyori=self)
+        return Party.objects.filter(archon=self)
+
+    def clean(self):
+        super().clean()
+        if self.pk is not None and self.visibility in Visibility.values:
+            check_member_visibility(self, self.visibility)
 
     def get_absolute_url(self):
         return reverse("character", kwargs={"kind": self.kind, "code": self.code})
@@ -367,6 +386,44 @@ def check_party_memeyori(party: Party, memeyori: list[Memeyori]) -> None:
         seen.add(m.pk)
         if m.owner_id != party.owner_id:
             raise ValidationError(f"{m.name} is not yours to put in a party.")
+    check_party_visibility(party, memeyori, party.archon if party.archon_id else None)
+
+
+def _names(objects) -> str:
+    names = [f"{o.name} ({o.visibility})" for o in objects]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def check_party_visibility(party: Party, memeyori: list[Memeyori], archon=None) -> None:
+    """Issue 11.2: a party can be no more visible than its members; raises ValidationError
+    naming each member that is less visible than the party."""
+    level = visibility_rank(party.visibility)
+    members = ([archon] if archon is not None else []) + list(memeyori)
+    hidden = [m for m in members if visibility_rank(m.visibility) < level]
+    if hidden:
+        raise ValidationError(
+            f"A {party.visibility} party cannot hold {_names(hidden)}: a party can be no "
+            f"more visible than its members. Make them {party.visibility} first, or choose "
+            "a less visible party.",
+            code="party_visibility",
+        )
+
+
+def check_member_visibility(character: Character, visibility: str) -> None:
+    """Issue 11.2 from the member's side: refuse a visibility below a party it sits in."""
+    level = visibility_rank(visibility)
+    above = [p for p in character.parties_holding() if visibility_rank(p.visibility) > level]
+    if above:
+        raise ValidationError(
+            {
+                "visibility": (
+                    f"{character.name} cannot be {visibility} while it is in "
+                    f"{_names(above)}: a party can be no more visible than its members. "
+                    f"Make those parties {visibility} first."
+                )
+            },
+            code="party_visibility",
+        )
 
 
 class PartySlot(models.Model):

@@ -25,6 +25,7 @@ from .printing import portraits
 @transaction.atomic
 def party_set_memeyori(*, party: Party, memeyori: list[Memeyori]) -> None:
     """Replace the party's slots with these Memeyori, in this order (R8 checks first)."""
+    _lock_members(party, memeyori)
     party.full_clean()
     check_party_memeyori(party, memeyori)
     party.slots.all().delete()
@@ -33,9 +34,31 @@ def party_set_memeyori(*, party: Party, memeyori: list[Memeyori]) -> None:
     )
 
 
+def _lock_members(party: Party, memeyori: list[Memeyori]) -> None:
+    """Lock the members and read their visibility as committed, so a member made private
+    at the same moment cannot slip into a public party (issue 11.2). A member's own save
+    locks its row first too, so the two wait for each other in the same order."""
+    fresh = dict(
+        Memeyori.objects.select_for_update()
+        .filter(pk__in=[m.pk for m in memeyori])
+        .values_list("pk", "visibility")
+    )
+    for m in memeyori:
+        m.visibility = fresh.get(m.pk, m.visibility)
+    if party.archon_id:
+        party.archon.visibility = (
+            Archon.objects.select_for_update()
+            .filter(pk=party.archon_id)
+            .values_list("visibility", flat=True)
+            .first()
+            or party.archon.visibility
+        )
+
+
 @transaction.atomic
 def party_save(*, party: Party, memeyori: list[Memeyori]) -> Party:
     """Save a party and its slots together: both or neither (R8)."""
+    _lock_members(party, memeyori)
     party.full_clean()
     check_party_memeyori(party, memeyori)
     party.save()
@@ -71,6 +94,9 @@ def character_set_portrait(*, character: Character, image) -> None:
 @transaction.atomic
 def character_save(*, character: Character, portrait=None) -> Character:
     """Validate and save a Memeyori or Archon from the builder (R1, R2)."""
+    if character.pk is not None:
+        # Locked before clean() reads its parties (issue 11.2; see _lock_members).
+        list(type(character).objects.select_for_update().filter(pk=character.pk).values("pk"))
     character.full_clean(exclude=list(PORTRAIT_FIELDS))
     character.save()
     character_set_portrait(character=character, image=portrait)

@@ -18,7 +18,10 @@ def make_team(owner, types, name, *, visibility="private", size=2, rank=1, suppo
     party = make_party(owner, name=name, visibility=visibility)
     team = []
     for i in range(size):
-        m = make_memeyori(owner, types["Blaze"], name=f"{name} {i + 1}", rank=rank)
+        # Members at least as visible as their party (issue 11.2).
+        m = make_memeyori(
+            owner, types["Blaze"], name=f"{name} {i + 1}", rank=rank, visibility=visibility
+        )
         if support_only:
             make_card(m, types["Ether"], name="Nap", category="support", power=2)
         else:
