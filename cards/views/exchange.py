@@ -68,10 +68,10 @@ def import_confirm(request):
     if form.is_valid():
         try:
             plan = exchange.import_parse(form.cleaned_data["payload"], owner=request.user)
+            counts = exchange.import_create(plan=plan, owner=request.user)
         except exchange.ImportRefused as error:
             form.add_error(None, str(error))
         else:
-            counts = exchange.import_create(plan=plan, owner=request.user)
             messages.success(
                 request,
                 "Imported {memeyori} Memeyori, {archons} Archons, {cards} cards and "
