@@ -17,7 +17,7 @@ from .models import (
     Type,
     check_party_memeyori,
 )
-from .printing.portraits import portrait_open
+from .printing.portraits import MEGAPIXELS, portrait_check
 
 
 def _range_messages(label: str, low: int, high: int) -> dict[str, str]:
@@ -90,11 +90,11 @@ class CharacterForm(forms.ModelForm):
     wit = _number_field("Wit", stats.ATTRIBUTE_MIN, stats.ATTRIBUTE_MAX)
     speed = _number_field("Speed", stats.ATTRIBUTE_MIN, stats.ATTRIBUTE_MAX)
     aura = _number_field("Aura", stats.ATTRIBUTE_MIN, stats.ATTRIBUTE_MAX)
-    # A FileField: the print pipeline's portrait_open is the one check (format whitelist,
-    # size, decompression bombs), so no other code decodes an unchecked upload first.
+    # A FileField: the print pipeline's portrait_check is the one check (format whitelist,
+    # size, pixel count from the header); the one decode runs later, in a task (issue 11.4).
     portrait = forms.FileField(
         required=False,
-        help_text="PNG, JPEG or WebP, at most 10 MB.",
+        help_text=f"PNG, JPEG or WebP, at most 10 MB and {MEGAPIXELS} megapixels.",
         widget=forms.ClearableFileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
     )
 
@@ -130,8 +130,7 @@ class CharacterForm(forms.ModelForm):
     def clean_portrait(self):
         upload = self.cleaned_data.get("portrait")
         if upload and isinstance(upload, UploadedFile):
-            portrait_open(upload)  # raises ValidationError with the player's message
-            upload.seek(0)
+            portrait_check(upload)  # raises ValidationError with the player's message
         return upload
 
     def attribute_values(self) -> dict[str, int] | None:

@@ -6,12 +6,16 @@ shares a file (duplicates made before copies were made) keeps its portrait.
 """
 
 import secrets
+from datetime import timedelta
 
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 PORTRAIT_FIELDS = ("portrait", "portrait_print", "portrait_thumb")
+# Every column that names a file: the three sizes and an upload waiting to be processed.
+FILE_FIELDS = (*PORTRAIT_FIELDS, "portrait_pending")
 
 
 def _character_models():
@@ -28,9 +32,9 @@ def referenced(names) -> set[str]:
     found = set()
     for model in _character_models():
         match = Q()
-        for field in PORTRAIT_FIELDS:
+        for field in FILE_FIELDS:
             match |= Q(**{f"{field}__in": names})
-        for row in model.objects.filter(match).values_list(*PORTRAIT_FIELDS):
+        for row in model.objects.filter(match).values_list(*FILE_FIELDS):
             found.update(row)
     return found & names
 
@@ -64,3 +68,27 @@ def copy_portrait_files(source, target) -> list[str]:
         written.append(name)
         setattr(target, field, name)
     return written
+
+
+def _files(storage, folder: str):
+    directories, files = storage.listdir(folder)
+    for name in files:
+        yield f"{folder}/{name}"
+    for directory in directories:
+        yield from _files(storage, f"{folder}/{directory}")
+
+
+def sweep(*, max_age: timedelta, storage=default_storage, folder: str = "portraits") -> list[str]:
+    """Delete the files under `folder` that no character names and that are older than
+    `max_age` (a younger one may belong to a write that has not committed yet)."""
+    if not storage.exists(folder):
+        return []
+    cutoff = timezone.now() - max_age
+    old = [name for name in _files(storage, folder) if storage.get_modified_time(name) < cutoff]
+    removed = []
+    for start in range(0, len(old), 500):
+        chunk = set(old[start : start + 500])
+        for name in sorted(chunk - referenced(chunk)):
+            storage.delete(name)
+            removed.append(name)
+    return removed

@@ -133,6 +133,10 @@ class Character(models.Model):
     # Made from `portrait` by the print pipeline: cropped for print, and a small thumbnail.
     portrait_print = models.ImageField(upload_to="portraits/print/", blank=True, editable=False)
     portrait_thumb = models.ImageField(upload_to="portraits/thumbs/", blank=True, editable=False)
+    # An upload stored as it came, waiting for cards.tasks.process_portrait (issue 11.4);
+    # and why the last one was refused there, for the builder to say.
+    portrait_pending = models.CharField(max_length=200, blank=True, editable=False)
+    portrait_error = models.CharField(max_length=300, blank=True, editable=False)
     flavour = models.TextField("flavour text", blank=True, max_length=2000, validators=[multi_line])
     visibility = models.CharField(
         max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE
@@ -166,6 +170,26 @@ class Character(models.Model):
     @property
     def is_public(self) -> bool:
         return self.visibility == Visibility.PUBLIC
+
+    def portrait_url(self, size: str = "thumb") -> str:
+        """The portrait through the view that applies the character's visibility (issue
+        11.5). The file's name is in the query, so a new portrait is a new URL."""
+        file = {"full": self.portrait, "print": self.portrait_print, "thumb": self.portrait_thumb}
+        if not file[size]:
+            return ""
+        url = reverse(
+            "character_portrait", kwargs={"kind": self.kind, "code": self.code, "size": size}
+        )
+        stem = file[size].name.rpartition("/")[2].partition(".")[0]
+        return f"{url}?v={stem.rpartition('-')[2]}"
+
+    @property
+    def portrait_full_url(self) -> str:
+        return self.portrait_url("full")
+
+    @property
+    def portrait_thumb_url(self) -> str:
+        return self.portrait_url("thumb") or self.portrait_url("full")
 
     def parties_holding(self):
         if isinstance(self, Memeyori):

@@ -160,6 +160,8 @@ RATE_LIMITS = {
     "print_share_png": ("30/m", {"GET"}),
     "battle_og": ("60/m", {"GET"}),
     "battle_shared_og": ("60/m", {"GET"}),
+    # Not a URL: any POST carrying a portrait file, on whichever page (ratelimit.py).
+    "portrait_upload": ("10/m", {"POST"}),
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -4,8 +4,7 @@ import pytest
 from django.urls import reverse
 
 from cards.models import Memeyori
-from cards.printing.portraits import character_set_portrait
-from tests.conftest import make_memeyori
+from tests.conftest import make_memeyori, set_portrait
 from tests.test_portraits import image_bytes, media_files, upload
 
 
@@ -26,7 +25,7 @@ def pup(alice, types):
 def test_a_duplicate_owns_its_own_portrait_files(
     client, settings, alice, pup, django_capture_on_commit_callbacks
 ):
-    character_set_portrait(character=pup, upload=upload(image_bytes((600, 300), fmt="PNG")))
+    set_portrait(pup, upload=upload(image_bytes((600, 300), fmt="PNG")))
     client.force_login(alice)
     kwargs = {"kind": "memeyori", "code": pup.code}
     with django_capture_on_commit_callbacks(execute=True):
@@ -53,7 +52,7 @@ def test_a_duplicate_owns_its_own_portrait_files(
 def test_replacing_files_never_deletes_a_file_another_character_uses(
     settings, alice, pup, types, django_capture_on_commit_callbacks
 ):
-    character_set_portrait(character=pup, upload=upload(image_bytes(fmt="PNG")))
+    set_portrait(pup, upload=upload(image_bytes(fmt="PNG")))
     # Two rows naming the same files, as duplicates made before the fix did.
     twin = make_memeyori(alice, types["Blaze"], name="Twin")
     Memeyori.objects.filter(pk=twin.pk).update(
@@ -62,7 +61,6 @@ def test_replacing_files_never_deletes_a_file_another_character_uses(
         portrait_thumb=pup.portrait_thumb.name,
     )
     twin.refresh_from_db()
-    with django_capture_on_commit_callbacks(execute=True):
-        character_set_portrait(character=twin, focus_x=0.2, focus_y=0.5)
+    set_portrait(twin, focus_x=0.2, focus_y=0.5)
     for name in portrait_names(pup):
         assert (settings.MEDIA_ROOT / name).is_file()

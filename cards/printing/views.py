@@ -139,7 +139,13 @@ def portrait_page(request, kind, code):
                 character.refresh_from_db()
                 form.add_error("portrait" if upload else None, error)
             else:
-                messages.success(request, "Portrait saved.")
+                character.refresh_from_db()
+                if character.portrait_error:
+                    messages.error(request, f"Portrait refused: {character.portrait_error}")
+                elif character.portrait_pending:
+                    messages.success(request, "Portrait received; it is processing.")
+                else:
+                    messages.success(request, "Portrait saved.")
                 return redirect("print_portrait", kind=kind, code=code)
     else:
         form = PortraitForm(initial=initial)

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
 
@@ -41,6 +42,37 @@ def character_page(request, kind, code):
             ],
         },
     )
+
+
+PORTRAIT_SIZES = {"full": "portrait", "print": "portrait_print", "thumb": "portrait_thumb"}
+
+
+@require_safe
+def character_portrait(request, kind, code, size):
+    """A portrait file, only to those who may see its character (issue 11.5): a private
+    character's portrait is the same 404 as a code that never existed.
+
+    Media files are never served by path, so visibility cannot be skipped. A public
+    character's portrait may sit in shared caches for an hour; the URL carries the file's
+    token, so a new portrait is a new URL.
+    """
+    field = PORTRAIT_SIZES.get(size)
+    if field is None:
+        raise Http404
+    character = get_character_for_viewer(request, kind, code)
+    file = getattr(character, field)
+    if not file:
+        raise Http404
+    try:
+        handle = file.storage.open(file.name, "rb")
+    except FileNotFoundError:
+        raise Http404 from None
+    response = FileResponse(handle, content_type="image/jpeg")
+    if character.visibility == Visibility.PUBLIC:
+        response["Cache-Control"] = "public, max-age=3600"
+    else:
+        response["Cache-Control"] = "private, no-store"
+    return response
 
 
 @require_safe
