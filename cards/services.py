@@ -6,7 +6,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import Max
 
-from .media import PORTRAIT_FIELDS, copy_portrait_files, delete_on_commit
+from .media import FILE_FIELDS, PORTRAIT_FIELDS, copy_portrait_files, delete_on_commit
 from .models import (
     Archon,
     Card,
@@ -80,10 +80,12 @@ def character_set_portrait(*, character: Character, image) -> None:
     """
     if image is False:
         # The derived images belong to the old portrait, so they go with it.
-        delete_on_commit([getattr(character, name).name for name in PORTRAIT_FIELDS])
-        for name in PORTRAIT_FIELDS:
+        # So does an upload still waiting to be processed (its task finds it superseded).
+        names = [getattr(character, name) for name in FILE_FIELDS]
+        delete_on_commit([getattr(n, "name", n) for n in names])
+        for name in FILE_FIELDS:
             setattr(character, name, "")
-        character.save(update_fields=[*PORTRAIT_FIELDS, "updated"])
+        character.save(update_fields=[*FILE_FIELDS, "updated"])
         return
     if not isinstance(image, UploadedFile):
         return
@@ -110,7 +112,8 @@ def character_duplicate(*, character: Character, owner) -> Character:
     point moved, so the copy gets files of its own, removed again if the write fails.
     """
     model = type(character)
-    skip = {"id", "code", "owner", "created", "updated", "visibility", "name", *PORTRAIT_FIELDS}
+    skip = {"id", "code", "owner", "created", "updated", "visibility", "name", "portrait_error"}
+    skip.update(FILE_FIELDS)  # the copy gets files of its own, never a shared name
     fields = {
         f.name: getattr(character, f.name)
         for f in model._meta.concrete_fields

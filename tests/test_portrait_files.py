@@ -64,3 +64,29 @@ def test_replacing_files_never_deletes_a_file_another_character_uses(
     set_portrait(twin, focus_x=0.2, focus_y=0.5)
     for name in portrait_names(pup):
         assert (settings.MEDIA_ROOT / name).is_file()
+
+
+def test_a_duplicate_of_a_character_with_an_upload_waiting_shares_nothing(
+    client, alice, pup, types
+):
+    from cards.printing.portraits import character_set_portrait
+
+    # Not processed: the test's transaction never commits.
+    character_set_portrait(character=pup, upload=upload(image_bytes(fmt="PNG")))
+    pup.refresh_from_db()
+    assert pup.portrait_pending
+    client.force_login(alice)
+    client.post(reverse("character_duplicate", kwargs={"kind": "memeyori", "code": pup.code}))
+    copy = Memeyori.objects.exclude(pk=pup.pk).get()
+    assert copy.portrait_pending == "" and not copy.portrait
+
+
+def test_clearing_the_portrait_drops_an_upload_still_waiting(client, alice, pup):
+    from cards.printing.portraits import character_set_portrait
+    from cards.services import character_set_portrait as builder_set_portrait
+
+    character_set_portrait(character=pup, upload=upload(image_bytes(fmt="PNG")))
+    pup.refresh_from_db()
+    builder_set_portrait(character=pup, image=False)
+    pup.refresh_from_db()
+    assert pup.portrait_pending == ""
