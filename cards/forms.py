@@ -75,6 +75,17 @@ class TypeChoiceField(forms.ModelChoiceField):
             ) from None
 
 
+class ShownPortrait:
+    """The current portrait as ClearableFileInput shows it: its name, linked to the view."""
+
+    def __init__(self, character):
+        self.url = character.portrait_full_url
+        self.name = character.portrait.name
+
+    def __str__(self):
+        return self.name.rpartition("/")[2]
+
+
 class CharacterForm(forms.ModelForm):
     """The builder's form for a Memeyori or an Archon (R1, R2).
 
@@ -107,7 +118,8 @@ class CharacterForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.portrait:
             # ClearableFileInput then shows the current file and a "Clear" box.
-            self.fields["portrait"].initial = self.instance.portrait
+            # Its link goes through the portrait view: /media/ is not served (issue 11.5).
+            self.fields["portrait"].initial = ShownPortrait(self.instance)
         if self.instance.pk is None:
             # A new character starts from the model's defaults (a human average of 2).
             for name in (*stats.ATTRIBUTES, "rank", "visibility"):

@@ -199,3 +199,14 @@ def test_sweep_media_removes_only_old_files_nobody_names(
         _age(path, 2 * 3600)
     call_command("sweep_media", verbosity=0)
     assert media_files(settings) == sorted([*kept, young])
+
+
+def test_the_builder_links_the_current_portrait_through_the_view(
+    client, alice, pup, django_capture_on_commit_callbacks
+):
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(edit_url(pup), {**builder_data(pup), "portrait": png_upload()})
+    page = client.get(edit_url(pup)).content.decode()
+    assert f"/{django_settings.MEDIA_URL}" not in page
+    assert portrait_url(pup, "full") in page
