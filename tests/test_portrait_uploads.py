@@ -118,7 +118,7 @@ def test_a_private_portrait_is_the_owners_alone(
     client.logout()
     assert client.get(portrait_url(pup)).status_code == 404
     # Nor by its file's path: media is never served as files.
-    assert client.get(f"/{django_settings.MEDIA_URL}{pup.portrait_thumb.name}").status_code == 404
+    assert client.get(f"{django_settings.MEDIA_URL}{pup.portrait_thumb.name}").status_code == 404
 
 
 def test_a_public_portrait_may_be_cached_by_anyone(
@@ -208,5 +208,27 @@ def test_the_builder_links_the_current_portrait_through_the_view(
     with django_capture_on_commit_callbacks(execute=True):
         client.post(edit_url(pup), {**builder_data(pup), "portrait": png_upload()})
     page = client.get(edit_url(pup)).content.decode()
-    assert f"/{django_settings.MEDIA_URL}" not in page
+    assert django_settings.MEDIA_URL not in page
     assert portrait_url(pup, "full") in page
+
+
+def test_media_files_are_not_served_by_path_even_in_debug(client, settings, alice, pup):
+    import importlib
+
+    from django.urls import clear_url_caches
+
+    import memeyori_site.urls
+
+    from .conftest import set_portrait
+
+    set_portrait(pup, upload=png_upload())
+    settings.DEBUG = True
+    try:
+        importlib.reload(memeyori_site.urls)
+        clear_url_caches()
+        client.force_login(alice)  # even the owner: only the view serves portraits
+        assert client.get(f"{settings.MEDIA_URL}{pup.portrait.name}").status_code == 404
+    finally:
+        settings.DEBUG = False
+        importlib.reload(memeyori_site.urls)
+        clear_url_caches()
