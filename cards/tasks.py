@@ -79,6 +79,8 @@ def _store(model, row, incoming: str, kept, printed: bytes, thumb: bytes) -> Non
             fresh = model.objects.select_for_update().get(pk=row.pk)
             if incoming and fresh.portrait_pending != incoming:
                 raise Superseded
+            if not incoming and fresh.portrait.name != row.portrait.name:
+                raise Superseded  # a new portrait landed meanwhile, with crops of its own
             old = [fresh.portrait_print.name, fresh.portrait_thumb.name]
             fields = ["portrait_print", "portrait_thumb", "portrait_error", "updated"]
             if kept is not None:

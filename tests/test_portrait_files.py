@@ -90,3 +90,16 @@ def test_clearing_the_portrait_drops_an_upload_still_waiting(client, alice, pup)
     builder_set_portrait(character=pup, image=False)
     pup.refresh_from_db()
     assert pup.portrait_pending == ""
+
+
+def test_a_recrop_never_overwrites_the_crops_of_a_newer_portrait(settings, alice, pup):
+    from cards import tasks
+
+    set_portrait(pup, upload=upload(image_bytes((600, 300), fmt="PNG")))
+    stale = Memeyori.objects.get(pk=pup.pk)  # what a slow re-crop task read
+    set_portrait(pup, upload=upload(image_bytes((300, 600), fmt="PNG")))
+    newer = portrait_names(pup)
+    with pytest.raises(tasks.Superseded):
+        tasks._store(Memeyori, stale, "", None, b"print", b"thumb")
+    assert portrait_names(pup) == newer
+    assert len(media_files(settings)) == 3
