@@ -126,12 +126,15 @@ def _apply_growth(*, owner, snap: dict, log: dict) -> list[dict]:
 
 
 def battle_set_visibility(*, battle: Battle, visibility: str) -> Battle:
-    """Private hides the share link; unlisted and public issue one when there is none."""
+    """Private drops the share link for good; unlisted and public issue a fresh one when
+    there is none, so a link closed once never comes back (issue 11.6)."""
     if visibility not in BattleVisibility.values:
         raise ValidationError("Choose private, unlisted or public.")
     with transaction.atomic():
         battle.visibility = visibility
-        if visibility != BattleVisibility.PRIVATE and not battle.share_token:
+        if visibility == BattleVisibility.PRIVATE:
+            battle.share_token = None
+        elif not battle.share_token:
             battle.share_token = new_share_token()
         battle.save(update_fields=["visibility", "share_token"])
     return battle

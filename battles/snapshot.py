@@ -74,7 +74,6 @@ def _character_from_model(character) -> dict:
         {**{f: getattr(card, f) for f in CARD_FIELDS if f != "type"}, "type": card.type.name}
         for card in character.cards.all()
     ]
-    thumb = character.portrait_thumb or character.portrait
     return character_row(
         name=character.name,
         kind=character.kind,
@@ -83,7 +82,8 @@ def _character_from_model(character) -> dict:
         cards=cards,
         rank=getattr(character, "rank", None),
         code=character.code,
-        portrait=thumb.url if thumb else "",
+        # Through the view that applies the character's visibility (issue 11.5).
+        portrait=character.portrait_thumb_url,
     )
 
 

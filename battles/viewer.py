@@ -3,6 +3,8 @@
 No database: everything comes from the record already loaded, so a page is one query.
 """
 
+from django.urls import reverse
+
 from .engine import log as text
 from .engine.odds import attack_odds
 from .engine.state import frame_end, state_at
@@ -46,7 +48,7 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
             "type": c["type"],
             "type_slug": t.get("slug", "ether"),
             "type_symbol": t.get("symbol", "◆"),
-            "portrait": c.get("portrait", ""),
+            "portrait": _portrait_url(c),
             "hp": hp,
             "max_hp": c["max_hp"],
             "low": c["max_hp"] // 4,
@@ -164,3 +166,17 @@ def nav(view: dict, frames: list[dict], log: dict) -> dict:
         "next_round": (r + 1, round_len(r + 1)) if r < last else None,
         "last": (last, round_len(last)) if (r, s) != (last, round_len(last)) else None,
     }
+
+
+def _portrait_url(c: dict) -> str:
+    """Snapshots from before issue 11.5 name a /media/ file, which is not served: those go
+    through the portrait view too, which applies the character's visibility today."""
+    url = c.get("portrait", "")
+    if url and not url.startswith("/c/") and c.get("code") and c.get("kind") in KINDS:
+        return reverse(
+            "character_portrait", kwargs={"kind": c["kind"], "code": c["code"], "size": "thumb"}
+        )
+    return url
+
+
+KINDS = ("memeyori", "archon")

@@ -7,11 +7,11 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from cards.models import visible_to
 from cards.printing import store
+from memeyori_site.http import allow, require_post, require_safe
 from memeyori_site.ratelimit import requester
 
 from . import og, viewer
@@ -49,14 +49,14 @@ def _get_shared_battle(token: str) -> Battle:
     return battle
 
 
-@require_GET
+@require_safe
 @login_required
 def battle_list(request):
     battles = Battle.objects.filter(owner=request.user).only(*LIST_FIELDS)
     return render(request, "battles/list.html", {"battles": battles, "mine": True})
 
 
-@require_GET
+@require_safe
 def public_list(request):
     battles = (
         Battle.objects.filter(visibility=BattleVisibility.PUBLIC)
@@ -66,7 +66,7 @@ def public_list(request):
     return render(request, "battles/list.html", {"battles": battles, "mine": False})
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def battle_new(request):
     form = BattleForm(request.POST or None, user=request.user)
@@ -129,14 +129,14 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
     return render(request, template, context)
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def battle_page(request, code):
     battle = _get_battle_for_user(request, code)
     return _render_viewer(request, battle, battle.get_absolute_url(), shared=False)
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def shared_page(request, token):
     battle = _get_shared_battle(token)
@@ -149,12 +149,12 @@ def _log_response(battle: Battle):
     return response
 
 
-@require_GET
+@require_safe
 def battle_log(request, code):
     return _log_response(_get_battle_for_user(request, code))
 
 
-@require_GET
+@require_safe
 def shared_log(request, token):
     return _log_response(_get_shared_battle(token))
 
@@ -169,7 +169,7 @@ def _og_job(battle: Battle, *, requester: str):
     )
 
 
-def _og_response(request, battle: Battle):
+def _og_response(request, battle: Battle, *, shared: bool):
     try:
         job = _og_job(battle, requester=requester(request))
     except store.Refused as error:
@@ -186,21 +186,25 @@ def _og_response(request, battle: Battle):
         response["Retry-After"] = "2"
         return response
     response = HttpResponse(store.content(job), content_type="image/png")
-    response["Cache-Control"] = "public, max-age=3600"
+    if battle.visibility == BattleVisibility.PUBLIC and not shared:
+        response["Cache-Control"] = "public, max-age=3600"
+    else:
+        # Private, or behind a link that may be revoked: no shared cache may keep a copy.
+        response["Cache-Control"] = "private, no-store"
     return response
 
 
-@require_GET
+@require_safe
 def battle_og(request, code):
-    return _og_response(request, _get_battle_for_user(request, code))
+    return _og_response(request, _get_battle_for_user(request, code), shared=False)
 
 
-@require_GET
+@require_safe
 def shared_og(request, token):
-    return _og_response(request, _get_shared_battle(token))
+    return _og_response(request, _get_shared_battle(token), shared=True)
 
 
-@require_POST
+@require_post
 @login_required
 def battle_share(request, code):
     battle = _get_owned_battle(request, code)
@@ -223,7 +227,7 @@ def battle_share(request, code):
     return redirect(battle)
 
 
-@require_GET
+@require_safe
 def protocol_page(request):
     return render(
         request,

@@ -7,6 +7,7 @@ nothing and keeps every public code (and so every shared link) stable.
 import json
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.text import slugify
@@ -16,7 +17,7 @@ from .services import party_set_memeyori
 
 DEMO_FILE = Path(__file__).parent / "data" / "demo.json"
 DEMO_USERNAME = "demo"
-# Local-only credentials, printed in the README; seed_demo never runs in production by itself.
+# Local-only credentials, printed in the README; with debug off the demo user cannot log in.
 DEMO_PASSWORD = "memeyori-demo"
 CARD_FIELDS = ("category", "power", "mp_cost", "quick", "unlock_rank", "text")
 TIER_FIELDS = ("tier2_power", "tier2_text", "tier3_power", "tier3_text")
@@ -69,10 +70,14 @@ def _load_character(model, owner, types, row):
 def seed_demo() -> dict[str, int]:
     data = json.loads(DEMO_FILE.read_text(encoding="utf-8"))
     types = load_types(data)
-    user, created = get_user_model().objects.get_or_create(username=DEMO_USERNAME)
-    if created:
+    user, _ = get_user_model().objects.get_or_create(username=DEMO_USERNAME)
+    # A password printed in the README is anyone's: with debug off nobody may log in as
+    # demo (the content stays public); in debug every re-seed puts the documented one back.
+    if settings.DEBUG:
         user.set_password(DEMO_PASSWORD)
-        user.save(update_fields=["password"])
+    else:
+        user.set_unusable_password()
+    user.save(update_fields=["password"])
     memeyori = {
         row["name"]: _load_character(Memeyori, user, types, row) for row in data["memeyori"]
     }

@@ -10,14 +10,18 @@ fields, value ranges, Types, R8), shown as a preview, then created in one transa
 """
 
 import json
+import math
+import unicodedata
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from . import stats
-from .models import Archon, Card, Memeyori, Party, Type, Visibility
+from .forms import CHARACTER_FORMS, CardForm, PartyForm
+from .models import Archon, Card, Memeyori, Party, Type, check_party_visibility
 from .services import party_save
+from .validators import REFUSED_CATEGORIES
 
 FORMAT = "memeyori-export/1"
 MAX_BYTES = 1024 * 1024
@@ -162,13 +166,22 @@ def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
             depth -= 1
 
 
+def _shown(text: str) -> str:
+    """Text from the file, safe to put in a message: controls and lone surrogates are
+    written as escapes (a lone surrogate cannot even be sent as UTF-8)."""
+    return "".join(
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in REFUSED_CATEGORIES else ch
+        for ch in text[:40]
+    )
+
+
 def _check_fields(where: str, row, spec: dict, extra=()) -> None:
     if not isinstance(row, dict):
         raise ImportRefused(f"{where} must be an object.")
     allowed = set(spec) | set(extra)
     unknown = sorted(set(row) - allowed)
     if unknown:
-        raise ImportRefused(f"{where} has unknown fields: {', '.join(unknown)}.")
+        raise ImportRefused(f"{where} has unknown fields: {', '.join(map(_shown, unknown))}.")
     missing = [name for name in spec if name not in row]
     if missing:
         raise ImportRefused(f"{where} is missing {', '.join(missing)}.")
@@ -178,6 +191,25 @@ def _check_fields(where: str, row, spec: dict, extra=()) -> None:
         # bool is an int subclass, but true is not a Strength of 1 (R1).
         if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
             raise ImportRefused(f"{where}.{name} has the wrong kind of value: {value!r:.40}.")
+
+
+def _form_message(where: str, form) -> str:
+    """Every error of a form, each after the path of the field it belongs to."""
+    return " ".join(
+        f"{where if name == '__all__' else f'{where}.{name}'}: {' '.join(errors)}"
+        for name, errors in form.errors.items()
+    )
+
+
+def _check_focus(where: str, value) -> float:
+    # JSON may hold 1e999 or a 4,000-digit integer; neither is a fraction of the image.
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise ImportRefused(f"{where} must be a number from 0 to 1.")
+    return number
 
 
 def _validation_message(where: str, error: ValidationError) -> str:
@@ -208,8 +240,17 @@ def _build_character(model, where: str, row, types, owner):
         raise ImportRefused(f"{where} needs a text ref and a list of cards.")
     if len(row["cards"]) > MAX_CARDS:
         raise ImportRefused(f"{where} has more than {MAX_CARDS} cards.")
-    fields = {k: v for k, v in row.items() if k not in ("ref", "cards", "type")}
-    character = model(owner=owner, type=_type(f"{where}.type", row["type"], types), **fields)
+    # The builder's own form: the same fields, bounds, validators and messages (issue 11.3).
+    form_class = CHARACTER_FORMS[model.kind]
+    data = {k: row[k] for k in form_class._meta.fields if k in row}
+    data["type"] = _type(f"{where}.type", row["type"], types).pk
+    form = form_class(data, instance=model(owner=owner))
+    form.fields["type"].use_types(types.values())
+    if not form.is_valid():
+        raise ImportRefused(_form_message(where, form))
+    character = form.save(commit=False)
+    character.portrait_focus_x = _check_focus(f"{where}.portrait_focus_x", row["portrait_focus_x"])
+    character.portrait_focus_y = _check_focus(f"{where}.portrait_focus_y", row["portrait_focus_y"])
     try:
         character.full_clean(exclude=["portrait", "portrait_print", "portrait_thumb"])
     except ValidationError as error:
@@ -218,52 +259,52 @@ def _build_character(model, where: str, row, types, owner):
     for i, card_row in enumerate(row["cards"]):
         card_where = f"{where}.cards[{i}]"
         _check_fields(card_where, card_row, CARD_FIELDS)
-        values = {k: v for k, v in card_row.items() if k != "type"}
-        card = Card(type=_type(f"{card_where}.type", card_row["type"], types), position=i, **values)
+        data = {k: v for k, v in card_row.items() if v is not None}
+        data["type"] = _type(f"{card_where}.type", card_row["type"], types).pk
         # The holder does not exist yet; clean() only needs to know there is exactly one.
-        setattr(card, f"{model.kind}_id", 0)
-        try:
-            card.full_clean(exclude=["memeyori", "archon"], validate_constraints=False)
-        except ValidationError as error:
-            raise ImportRefused(_validation_message(card_where, error)) from None
+        form = CardForm(data, instance=Card(**{f"{model.kind}_id": 0}, position=i))
+        form.fields["type"].use_types(types.values())
+        if not form.is_valid():
+            raise ImportRefused(_form_message(card_where, form))
+        card = form.save(commit=False)
         setattr(card, f"{model.kind}_id", None)
         cards.append(card)
     return {"ref": row["ref"], "object": character, "cards": cards}
 
 
-def _check_party(where, row, memeyori_refs, archon_refs):
+def _check_party(where, row, memeyori, archons, owner):
+    """The party form's checks, then R8 and issue 11.2 against the file's own characters."""
     _check_fields(where, row, PARTY_FIELDS)
-    if row["visibility"] not in Visibility.values:
-        raise ImportRefused(f"{where}.visibility must be one of {', '.join(Visibility.values)}.")
-    try:
-        totals = stats.party_totals(
-            level=row["level"], dp_sp=row["dp_sp"], dp_mp=row["dp_mp"], dp_draw=row["dp_draw"]
-        )
-    except ValueError as error:
-        raise ImportRefused(f"{where}: {error}.") from None
-    if not 1 <= len(row["name"]) <= 60:
-        raise ImportRefused(f"{where}.name must be 1 to 60 characters.")
-    if totals.dp_spent > totals.dp_available:
-        raise ImportRefused(
-            f"{where}: Party Level {totals.level} gives {totals.dp_available} DP; "
-            f"the file spends {totals.dp_spent}."
-        )
+    form = PartyForm({k: row[k] for k in PartyForm._meta.fields if k != "archon"}, owner=owner)
+    # The members are refs into the file, not rows yet: they are checked below.
+    for name in ["archon", *(f"slot_{i + 1}" for i in range(stats.PARTY_MAX_MEMEYORI))]:
+        del form.fields[name]
+    if not form.is_valid():
+        raise ImportRefused(_form_message(where, form))
+    totals = form.totals()
     chosen = row["memeyori"]
+    if not all(isinstance(ref, str) for ref in chosen):
+        raise ImportRefused(f'{where}.memeyori must list refs (text such as "m1").')
     if len(chosen) > totals.max_memeyori:
         raise ImportRefused(
             f"{where}: SP {totals.sp} allows {totals.max_memeyori} Memeyori; "
             f"the file chose {len(chosen)}."
         )
-    if len(set(map(str, chosen))) != len(chosen):
+    if len(set(chosen)) != len(chosen):
         raise ImportRefused(f"{where}.memeyori lists the same Memeyori twice.")
     for ref in chosen:
-        if ref not in memeyori_refs:
+        if ref not in memeyori:
             raise ImportRefused(f"{where}.memeyori refers to {ref!r:.40}, which the file lacks.")
-    if row["archon"] is not None and row["archon"] not in archon_refs:
+    if row["archon"] is not None and row["archon"] not in archons:
         raise ImportRefused(
             f"{where}.archon refers to {row['archon']!r:.40}, which the file lacks."
         )
-    return row
+    archon = archons[row["archon"]] if row["archon"] is not None else None
+    try:
+        check_party_visibility(form.instance, [memeyori[ref] for ref in chosen], archon)
+    except ValidationError as error:
+        raise ImportRefused(f"{where}: {' '.join(error.messages)}") from None
+    return {**row, **form.cleaned_data}
 
 
 def import_parse(raw: bytes | str, *, owner) -> ImportPlan:
@@ -279,13 +320,18 @@ def import_parse(raw: bytes | str, *, owner) -> ImportPlan:
         text = raw
     check_depth(text)
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as error:
         raise ImportRefused(
             f"The file is not valid JSON (line {error.lineno}, column {error.colno})."
         ) from None
     except RecursionError:
         raise ImportRefused("The file nests too deeply; refused.") from None
+    except ImportRefused:
+        raise
+    except ValueError:
+        # Python refuses to read integers of more than 4,300 digits (a CPU cost guard).
+        raise ImportRefused("The file holds a number with too many digits; refused.") from None
     if not isinstance(data, dict):
         raise ImportRefused("The file must hold one JSON object.")
     if data.get("format") != FORMAT:
@@ -314,16 +360,28 @@ def import_parse(raw: bytes | str, *, owner) -> ImportPlan:
     refs = [c["ref"] for c in plan.memeyori + plan.archons]
     if len(set(refs)) != len(refs):
         raise ImportRefused("Two characters in the file share a ref.")
-    memeyori_refs = {c["ref"] for c in plan.memeyori}
-    archon_refs = {c["ref"] for c in plan.archons}
+    memeyori = {c["ref"]: c["object"] for c in plan.memeyori}
+    archons = {c["ref"]: c["object"] for c in plan.archons}
     for i, row in enumerate(sections["parties"]):
-        plan.parties.append(_check_party(f"parties[{i}]", row, memeyori_refs, archon_refs))
+        plan.parties.append(_check_party(f"parties[{i}]", row, memeyori, archons, owner))
     return plan
+
+
+def _refuse_constant(name: str):
+    raise ImportRefused(f"The file holds {name}, which is not a number; refused.")
 
 
 @transaction.atomic
 def import_create(*, plan: ImportPlan, owner) -> dict[str, int]:
     """Create everything the plan holds, for `owner`, all or nothing."""
+    try:
+        return _create(plan, owner)
+    except ValidationError as error:
+        # import_parse checked all of it; a refusal here (a race) still writes nothing.
+        raise ImportRefused(" ".join(error.messages)) from None
+
+
+def _create(plan: ImportPlan, owner) -> dict[str, int]:
     created = {}
     for entry in plan.memeyori + plan.archons:
         character = entry["object"]

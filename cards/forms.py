@@ -17,7 +17,7 @@ from .models import (
     Type,
     check_party_memeyori,
 )
-from .printing.portraits import portrait_open
+from .printing.portraits import MEGAPIXELS, portrait_check
 
 
 def _range_messages(label: str, low: int, high: int) -> dict[str, str]:
@@ -75,6 +75,17 @@ class TypeChoiceField(forms.ModelChoiceField):
             ) from None
 
 
+class ShownPortrait:
+    """The current portrait as ClearableFileInput shows it: its name, linked to the view."""
+
+    def __init__(self, character):
+        self.url = character.portrait_full_url
+        self.name = character.portrait.name
+
+    def __str__(self):
+        return self.name.rpartition("/")[2]
+
+
 class CharacterForm(forms.ModelForm):
     """The builder's form for a Memeyori or an Archon (R1, R2).
 
@@ -90,11 +101,11 @@ class CharacterForm(forms.ModelForm):
     wit = _number_field("Wit", stats.ATTRIBUTE_MIN, stats.ATTRIBUTE_MAX)
     speed = _number_field("Speed", stats.ATTRIBUTE_MIN, stats.ATTRIBUTE_MAX)
     aura = _number_field("Aura", stats.ATTRIBUTE_MIN, stats.ATTRIBUTE_MAX)
-    # A FileField: the print pipeline's portrait_open is the one check (format whitelist,
-    # size, decompression bombs), so no other code decodes an unchecked upload first.
+    # A FileField: the print pipeline's portrait_check is the one check (format whitelist,
+    # size, pixel count from the header); the one decode runs later, in a task (issue 11.4).
     portrait = forms.FileField(
         required=False,
-        help_text="PNG, JPEG or WebP, at most 10 MB.",
+        help_text=f"PNG, JPEG or WebP, at most 10 MB and {MEGAPIXELS} megapixels.",
         widget=forms.ClearableFileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
     )
 
@@ -107,7 +118,8 @@ class CharacterForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.portrait:
             # ClearableFileInput then shows the current file and a "Clear" box.
-            self.fields["portrait"].initial = self.instance.portrait
+            # Its link goes through the portrait view: /media/ is not served (issue 11.5).
+            self.fields["portrait"].initial = ShownPortrait(self.instance)
         if self.instance.pk is None:
             # A new character starts from the model's defaults (a human average of 2).
             for name in (*stats.ATTRIBUTES, "rank", "visibility"):
@@ -130,8 +142,7 @@ class CharacterForm(forms.ModelForm):
     def clean_portrait(self):
         upload = self.cleaned_data.get("portrait")
         if upload and isinstance(upload, UploadedFile):
-            portrait_open(upload)  # raises ValidationError with the player's message
-            upload.seek(0)
+            portrait_check(upload)  # raises ValidationError with the player's message
         return upload
 
     def attribute_values(self) -> dict[str, int] | None:
@@ -325,6 +336,8 @@ class PartyForm(forms.ModelForm):
         # clean() runs before the instance gets the new values, so check a stand-in.
         draft = Party(
             owner=self.owner,
+            archon=cleaned.get("archon"),
+            visibility=cleaned.get("visibility") or Party._meta.get_field("visibility").default,
             level=cleaned["level"],
             dp_sp=cleaned["dp_sp"],
             dp_mp=cleaned["dp_mp"],

@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from . import stats
+from .validators import multi_line, single_line
 
 attribute_validators = [
     MinValueValidator(stats.ATTRIBUTE_MIN, f"Must be at least {stats.ATTRIBUTE_MIN}."),
@@ -29,6 +30,15 @@ class Visibility(models.TextChoices):
     PUBLIC = "public", "Public (anyone can view)"
 
 
+# Every level, least visible first: the one place that orders them. A party can be no
+# more visible than its members (issue 11.2); a new level slots into this list.
+VISIBILITY_ORDER = [Visibility.PRIVATE, Visibility.PUBLIC]
+
+
+def visibility_rank(value: str) -> int:
+    return VISIBILITY_ORDER.index(value)
+
+
 def visible_to(user) -> Q:
     """Who may read a character, party or battle: its owner, and anyone when it is public.
 
@@ -42,7 +52,7 @@ def visible_to(user) -> Q:
 class Type(models.Model):
     """A Memeyori Type (R6). Ether is the neutral one."""
 
-    name = models.CharField(max_length=40, unique=True)
+    name = models.CharField(max_length=40, unique=True, validators=[single_line])
     slug = models.SlugField(max_length=40, unique=True)
     colour = models.CharField(
         max_length=7,
@@ -53,7 +63,7 @@ class Type(models.Model):
     symbol = models.CharField(
         max_length=8, default="◆", help_text="Shown beside the colour so it never stands alone."
     )
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, validators=[multi_line])
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -104,7 +114,7 @@ class Character(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="%(class)ss"
     )
-    name = models.CharField(max_length=60)
+    name = models.CharField(max_length=60, validators=[single_line])
     type = models.ForeignKey(Type, on_delete=models.PROTECT, related_name="%(class)ss")
     strength = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
     endurance = models.PositiveSmallIntegerField(default=2, validators=attribute_validators)
@@ -123,7 +133,11 @@ class Character(models.Model):
     # Made from `portrait` by the print pipeline: cropped for print, and a small thumbnail.
     portrait_print = models.ImageField(upload_to="portraits/print/", blank=True, editable=False)
     portrait_thumb = models.ImageField(upload_to="portraits/thumbs/", blank=True, editable=False)
-    flavour = models.TextField("flavour text", blank=True, max_length=2000)
+    # An upload stored as it came, waiting for cards.tasks.process_portrait (issue 11.4);
+    # and why the last one was refused there, for the builder to say.
+    portrait_pending = models.CharField(max_length=200, blank=True, editable=False)
+    portrait_error = models.CharField(max_length=300, blank=True, editable=False)
+    flavour = models.TextField("flavour text", blank=True, max_length=2000, validators=[multi_line])
     visibility = models.CharField(
         max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE
     )
@@ -156,6 +170,36 @@ class Character(models.Model):
     @property
     def is_public(self) -> bool:
         return self.visibility == Visibility.PUBLIC
+
+    def portrait_url(self, size: str = "thumb") -> str:
+        """The portrait through the view that applies the character's visibility (issue
+        11.5). The file's name is in the query, so a new portrait is a new URL."""
+        file = {"full": self.portrait, "print": self.portrait_print, "thumb": self.portrait_thumb}
+        if not file[size]:
+            return ""
+        url = reverse(
+            "character_portrait", kwargs={"kind": self.kind, "code": self.code, "size": size}
+        )
+        stem = file[size].name.rpartition("/")[2].partition(".")[0]
+        return f"{url}?v={stem.rpartition('-')[2]}"
+
+    @property
+    def portrait_full_url(self) -> str:
+        return self.portrait_url("full")
+
+    @property
+    def portrait_thumb_url(self) -> str:
+        return self.portrait_url("thumb") or self.portrait_url("full")
+
+    def parties_holding(self):
+        if isinstance(self, Memeyori):
+            return Party.objects.filter(slots__memeyori=self)
+        return Party.objects.filter(archon=self)
+
+    def clean(self):
+        super().clean()
+        if self.pk is not None and self.visibility in Visibility.values:
+            check_member_visibility(self, self.visibility)
 
     def get_absolute_url(self):
         return reverse("character", kwargs={"kind": self.kind, "code": self.code})
@@ -225,7 +269,7 @@ class Card(models.Model):
         Archon, null=True, blank=True, on_delete=models.CASCADE, related_name="cards"
     )
     position = models.PositiveSmallIntegerField(default=0)
-    name = models.CharField(max_length=60)
+    name = models.CharField(max_length=60, validators=[single_line])
     type = models.ForeignKey(Type, on_delete=models.PROTECT, related_name="cards")
     category = models.CharField(max_length=8, choices=Category.choices)
     power = models.PositiveSmallIntegerField(
@@ -238,15 +282,19 @@ class Card(models.Model):
         default=False, help_text="A Quick card adds no surcharge to its user's later cards."
     )
     unlock_rank = models.PositiveSmallIntegerField(default=1, validators=rank_validators)
-    text = models.TextField("rules text", blank=True, max_length=600)
+    text = models.TextField("rules text", blank=True, max_length=600, validators=[multi_line])
     tier2_power = models.PositiveSmallIntegerField(
         "Tier 2 power", null=True, blank=True, validators=[MaxValueValidator(99)]
     )
-    tier2_text = models.TextField("Tier 2 text", blank=True, max_length=400)
+    tier2_text = models.TextField(
+        "Tier 2 text", blank=True, max_length=400, validators=[multi_line]
+    )
     tier3_power = models.PositiveSmallIntegerField(
         "Tier 3 power", null=True, blank=True, validators=[MaxValueValidator(99)]
     )
-    tier3_text = models.TextField("Tier 3 text", blank=True, max_length=400)
+    tier3_text = models.TextField(
+        "Tier 3 text", blank=True, max_length=400, validators=[multi_line]
+    )
 
     class Meta:
         ordering = ["position", "id"]
@@ -301,7 +349,7 @@ class Party(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="parties"
     )
-    name = models.CharField(max_length=60)
+    name = models.CharField(max_length=60, validators=[single_line])
     archon = models.ForeignKey(
         Archon, null=True, blank=True, on_delete=models.SET_NULL, related_name="parties"
     )
@@ -362,6 +410,44 @@ def check_party_memeyori(party: Party, memeyori: list[Memeyori]) -> None:
         seen.add(m.pk)
         if m.owner_id != party.owner_id:
             raise ValidationError(f"{m.name} is not yours to put in a party.")
+    check_party_visibility(party, memeyori, party.archon if party.archon_id else None)
+
+
+def _names(objects) -> str:
+    names = [f"{o.name} ({o.visibility})" for o in objects]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def check_party_visibility(party: Party, memeyori: list[Memeyori], archon=None) -> None:
+    """Issue 11.2: a party can be no more visible than its members; raises ValidationError
+    naming each member that is less visible than the party."""
+    level = visibility_rank(party.visibility)
+    members = ([archon] if archon is not None else []) + list(memeyori)
+    hidden = [m for m in members if visibility_rank(m.visibility) < level]
+    if hidden:
+        raise ValidationError(
+            f"A {party.visibility} party cannot hold {_names(hidden)}: a party can be no "
+            f"more visible than its members. Make them {party.visibility} first, or choose "
+            "a less visible party.",
+            code="party_visibility",
+        )
+
+
+def check_member_visibility(character: Character, visibility: str) -> None:
+    """Issue 11.2 from the member's side: refuse a visibility below a party it sits in."""
+    level = visibility_rank(visibility)
+    above = [p for p in character.parties_holding() if visibility_rank(p.visibility) > level]
+    if above:
+        raise ValidationError(
+            {
+                "visibility": (
+                    f"{character.name} cannot be {visibility} while it is in "
+                    f"{_names(above)}: a party can be no more visible than its members. "
+                    f"Make those parties {visibility} first."
+                )
+            },
+            code="party_visibility",
+        )
 
 
 class PartySlot(models.Model):

@@ -1,10 +1,12 @@
 """Writes to characters, cards, parties and the type chart: small keyword-only functions,
 each one transaction."""
 
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import Max
 
+from .media import FILE_FIELDS, PORTRAIT_FIELDS, copy_portrait_files, delete_on_commit
 from .models import (
     Archon,
     Card,
@@ -23,6 +25,7 @@ from .printing import portraits
 @transaction.atomic
 def party_set_memeyori(*, party: Party, memeyori: list[Memeyori]) -> None:
     """Replace the party's slots with these Memeyori, in this order (R8 checks first)."""
+    _lock_members(party, memeyori)
     party.full_clean()
     check_party_memeyori(party, memeyori)
     party.slots.all().delete()
@@ -31,9 +34,31 @@ def party_set_memeyori(*, party: Party, memeyori: list[Memeyori]) -> None:
     )
 
 
+def _lock_members(party: Party, memeyori: list[Memeyori]) -> None:
+    """Lock the members and read their visibility as committed, so a member made private
+    at the same moment cannot slip into a public party (issue 11.2). A member's own save
+    locks its row first too, so the two wait for each other in the same order."""
+    fresh = dict(
+        Memeyori.objects.select_for_update()
+        .filter(pk__in=[m.pk for m in memeyori])
+        .values_list("pk", "visibility")
+    )
+    for m in memeyori:
+        m.visibility = fresh.get(m.pk, m.visibility)
+    if party.archon_id:
+        party.archon.visibility = (
+            Archon.objects.select_for_update()
+            .filter(pk=party.archon_id)
+            .values_list("visibility", flat=True)
+            .first()
+            or party.archon.visibility
+        )
+
+
 @transaction.atomic
 def party_save(*, party: Party, memeyori: list[Memeyori]) -> Party:
     """Save a party and its slots together: both or neither (R8)."""
+    _lock_members(party, memeyori)
     party.full_clean()
     check_party_memeyori(party, memeyori)
     party.save()
@@ -46,9 +71,6 @@ def party_delete(*, party: Party) -> None:
     party.delete()
 
 
-PORTRAIT_FIELDS = ["portrait", "portrait_print", "portrait_thumb"]
-
-
 def character_set_portrait(*, character: Character, image) -> None:
     """Store an uploaded portrait, already checked by CharacterForm (PNG/JPEG/WebP, 10 MB),
     or clear it when `image` is False (the form's "Clear" box). Anything else leaves it.
@@ -58,9 +80,12 @@ def character_set_portrait(*, character: Character, image) -> None:
     """
     if image is False:
         # The derived images belong to the old portrait, so they go with it.
-        for name in PORTRAIT_FIELDS:
+        # So does an upload still waiting to be processed (its task finds it superseded).
+        names = [getattr(character, name) for name in FILE_FIELDS]
+        delete_on_commit([getattr(n, "name", n) for n in names])
+        for name in FILE_FIELDS:
             setattr(character, name, "")
-        character.save(update_fields=[*PORTRAIT_FIELDS, "updated"])
+        character.save(update_fields=[*FILE_FIELDS, "updated"])
         return
     if not isinstance(image, UploadedFile):
         return
@@ -71,27 +96,48 @@ def character_set_portrait(*, character: Character, image) -> None:
 @transaction.atomic
 def character_save(*, character: Character, portrait=None) -> Character:
     """Validate and save a Memeyori or Archon from the builder (R1, R2)."""
-    character.full_clean(exclude=PORTRAIT_FIELDS)
+    if character.pk is not None:
+        # Locked before clean() reads its parties (issue 11.2; see _lock_members).
+        list(type(character).objects.select_for_update().filter(pk=character.pk).values("pk"))
+    character.full_clean(exclude=list(PORTRAIT_FIELDS))
     character.save()
     character_set_portrait(character=character, image=portrait)
     return character
 
 
-@transaction.atomic
 def character_duplicate(*, character: Character, owner) -> Character:
-    """A private copy with its cards; the copy shares the stored portrait files."""
+    """A private copy with its cards and its own copies of the portrait files.
+
+    Shared files would be deleted under the original the first time the copy's focal
+    point moved, so the copy gets files of its own, removed again if the write fails.
+    """
     model = type(character)
+    skip = {"id", "code", "owner", "created", "updated", "visibility", "name", "portrait_error"}
+    skip.update(FILE_FIELDS)  # the copy gets files of its own, never a shared name
     fields = {
         f.name: getattr(character, f.name)
         for f in model._meta.concrete_fields
-        if f.name not in ("id", "code", "owner", "created", "updated", "visibility", "name")
+        if f.name not in skip
     }
-    copy = model.objects.create(
+    copy = model(
         **fields,
         owner=owner,
         name=f"{character.name} (copy)"[: model._meta.get_field("name").max_length],
         visibility=Visibility.PRIVATE,
     )
+    written = copy_portrait_files(character, copy)
+    try:
+        with transaction.atomic():
+            _save_copy(character, copy)
+    except BaseException:
+        for name in written:  # fresh names of our own, named by no row
+            default_storage.delete(name)
+        raise
+    return copy
+
+
+def _save_copy(character: Character, copy: Character) -> None:
+    copy.save()
     cards = list(character.cards.all())
     for card in cards:
         card.pk = None
@@ -101,7 +147,6 @@ def character_duplicate(*, character: Character, owner) -> Character:
         card.memeyori = copy if isinstance(copy, Memeyori) else None
         card.archon = copy if isinstance(copy, Archon) else None
     Card.objects.bulk_create(cards)
-    return copy
 
 
 @transaction.atomic

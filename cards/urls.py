@@ -34,6 +34,11 @@ urlpatterns = [
     path(character + "duplicate/", characters.character_copy, name="character_duplicate"),
     path(character + "delete/", characters.character_remove, name="character_delete"),
     path(character + "export.json", exchange.character_export, name="character_export"),
+    path(
+        character + "portrait/<str:size>.jpg",
+        characters.character_portrait,
+        name="character_portrait",
+    ),
     # Cards
     path(character + "cards/", cards_editor.card_editor, name="card_editor"),
     path(character + "cards/add/", cards_editor.card_add, name="card_add"),

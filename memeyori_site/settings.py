@@ -180,6 +180,8 @@ RATE_LIMITS = {
     "print_share_png": ("30/m", {"GET", "HEAD"}),
     "battle_og": ("60/m", {"GET", "HEAD"}),
     "battle_shared_og": ("60/m", {"GET", "HEAD"}),
+    # Not a URL: any POST carrying a portrait file, on whichever page (ratelimit.py).
+    "portrait_upload": ("10/m", {"POST"}),
 }
 
 # Background work (PDF and PNG renders, portraits) runs as django.tasks tasks. By default

@@ -1,5 +1,3 @@
-from django.conf import settings
-from django.conf.urls.static import static
 from django.contrib import admin
 from django.urls import include, path
 
@@ -9,5 +7,5 @@ urlpatterns = [
     path("print/", include("cards.print_urls")),
     path("", include("cards.urls")),
 ]
-if settings.DEBUG:
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# MEDIA_ROOT is never served by path, not even in debug: portraits go through
+# cards.views.characters.character_portrait, which applies the character's visibility.

@@ -111,3 +111,15 @@ def page(_browser):
 def without_per_request_tokens(response) -> str:
     """The page's HTML with its CSP nonce and CSRF token blanked, to compare two pages."""
     return re.sub(r'(nonce="|"X-CSRFToken": "|value=")[^"]*"', r"\1", response.content.decode())
+
+
+def set_portrait(character, **kwargs):
+    """Store a portrait and run its processing task, as the commit would (the test's own
+    transaction never commits, so the on_commit callbacks are run here)."""
+    from django.test import TestCase
+
+    from cards.printing.portraits import character_set_portrait
+
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        character_set_portrait(character=character, **kwargs)
+    character.refresh_from_db()

@@ -13,6 +13,7 @@ import http.client
 import os
 import random
 import re
+import secrets
 import statistics
 import subprocess
 import sys
@@ -100,11 +101,24 @@ def start_task_workers(env: dict[str, str]) -> list[subprocess.Popen]:
     ]
 
 
+# Through the environment: `python -m tests.load` and load_mix's import of tests.load are
+# two module objects, and both must see the same password.
+DEMO_RUN_PASSWORD = os.environ.setdefault("LOAD_DEMO_PASSWORD", secrets.token_urlsafe(24))
+DEMO_UNLOCK = (
+    "import os; from django.contrib.auth import get_user_model; "
+    "u = get_user_model().objects.get(username='demo'); "
+    "u.set_password(os.environ['LOAD_DEMO_PASSWORD']); u.save()"
+)
+
+
 def start_server(env: dict[str, str]) -> subprocess.Popen:
     manage("collectstatic", "--noinput", "-v0", env=env)
     manage("migrate", "--noinput", "-v0", env=env)
     manage("createcachetable", env=env)
     manage("seed_demo", env=env)
+    # With debug off the demo user has no usable password (issue 11.10); this run gives it
+    # a random one for its own log-in, and main() locks it again when the run ends.
+    manage("shell", "-c", DEMO_UNLOCK, env=env)
     proc = subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "gunicorn"), "memeyori_site.wsgi",
          "--bind", f"{HOST}:{PORT}", "--workers", str(WORKERS), "--timeout", "60"],
@@ -265,6 +279,7 @@ def main():
             p.terminate()
         for p in [proc, *workers]:
             p.wait(timeout=30)
+        manage("seed_demo", env=env)  # debug off: the demo user cannot log in again
 
 
 def codes_on(client: Client, path: str, pattern: str) -> list[str]:

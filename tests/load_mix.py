@@ -7,9 +7,9 @@ user, so the mix exercises the same paths a player's browser does.
 import re
 from urllib.parse import urlencode
 
-from tests.load import Client, Endpoint, codes_on
+from tests.load import DEMO_RUN_PASSWORD, Client, Endpoint, codes_on
 
-CREDENTIALS = ("demo", "memeyori-demo")
+CREDENTIALS = ("demo", DEMO_RUN_PASSWORD)
 LOGIN_PATH = "/accounts/login/"
 
 

@@ -8,6 +8,7 @@ same 404 as a code that never existed; a crafted POST by someone else changes no
 
 import pytest
 from django.core import serializers
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
@@ -19,7 +20,10 @@ from cards.printing.deck import character_faces
 from cards.printing.render import prepare
 from cards.services import party_set_memeyori
 
-from .conftest import make_archon, make_card, make_memeyori, make_party
+from .conftest import make_archon, make_card, make_memeyori, make_party, set_portrait
+from .test_portraits import image_bytes
+
+PNG = image_bytes((60, 80), fmt="PNG")
 
 VIEW = "view"  # owner reads; others read only when public
 OWNER = "owner"  # owner only, for reading and for writing
@@ -34,6 +38,7 @@ RULES = {
     "character_duplicate": (OWNER, "POST", 302),
     "character_delete": (OWNER, "GET", 200),
     "character_export": (OWNER, "GET", 200),
+    "character_portrait": (VIEW, "GET", 200),
     "card_editor": (OWNER, "GET", 200),
     "card_add": (OWNER, "POST", 302),
     "card_edit": (OWNER, "GET", 200),
@@ -83,6 +88,8 @@ def world(alice, types):
     archon = make_archon(alice, types["Lumen"], name="Secret Archon")
     card = make_card(m, types["Blaze"], name="Secret Nip")
     make_card(m, types["Blaze"], name="Second Nip")
+    for holder in (m, archon):
+        set_portrait(holder, upload=SimpleUploadedFile("p.png", PNG))
     party = make_party(alice, name="Secret Party", archon=archon)
     party_set_memeyori(party=party, memeyori=[m, second])
     battle = battle_services.battle_run(owner=alice, party_a=party, party_b=party, seed=3)
@@ -114,6 +121,12 @@ def urls_for(name: str, world) -> list[str]:
     if name in ("card_edit", "card_reorder", "card_remove"):
         return [
             reverse(name, kwargs={"kind": "memeyori", "code": m.code, "card": world["card"].code})
+        ]
+    if name == "character_portrait":
+        return [
+            reverse(name, kwargs={"kind": c.kind, "code": c.code, "size": size})
+            for c in (m, world["archon"])
+            for size in ("full", "print", "thumb")
         ]
     if name.startswith(("character", "print_", "card_")):
         return [

@@ -4,6 +4,7 @@ import io
 import json
 
 import pytest
+from django.urls import reverse
 from PIL import Image
 
 from battles import services
@@ -18,7 +19,10 @@ def make_team(owner, types, name, *, visibility="private", size=2, rank=1, suppo
     party = make_party(owner, name=name, visibility=visibility)
     team = []
     for i in range(size):
-        m = make_memeyori(owner, types["Blaze"], name=f"{name} {i + 1}", rank=rank)
+        # Members at least as visible as their party (issue 11.2).
+        m = make_memeyori(
+            owner, types["Blaze"], name=f"{name} {i + 1}", rank=rank, visibility=visibility
+        )
         if support_only:
             make_card(m, types["Ether"], name="Nap", category="support", power=2)
         else:
@@ -315,5 +319,9 @@ def test_the_viewer_shows_portrait_thumbnails_or_a_type_placeholder(client, alic
     pictured.save(update_fields=["portrait_thumb"])
     battle = run(alice, party, party, visibility=BattleVisibility.PUBLIC)
     html = client.get(battle.get_absolute_url(), {"round": 0, "step": 0}).content.decode()
-    assert 'src="/media/portraits/thumbs/face.png"' in html
+    # Through the portrait view, which applies the character's visibility (issue 11.5).
+    thumb = reverse(
+        "character_portrait", kwargs={"kind": "memeyori", "code": pictured.code, "size": "thumb"}
+    )
+    assert f'src="{thumb}?v=face' in html
     assert f'class="portrait placeholder" aria-hidden="true">{types["Blaze"].symbol}<' in html

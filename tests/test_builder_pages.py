@@ -157,10 +157,14 @@ def png_bytes(fmt="PNG", size=(8, 8)) -> bytes:
 
 
 @pytest.mark.parametrize("fmt", ["PNG", "JPEG", "WEBP"])
-def test_a_portrait_is_stored_when_it_is_a_real_image(client, alice, types, ember, fmt):
+def test_a_portrait_is_stored_when_it_is_a_real_image(
+    client, alice, types, ember, fmt, django_capture_on_commit_callbacks
+):
     client.force_login(alice)
     upload = SimpleUploadedFile(f"me.{fmt.lower()}", png_bytes(fmt))
-    response = client.post(edit_url(ember), {**form_data(types), "portrait": upload})
+    # Processed by cards.tasks.process_portrait once the save commits.
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(edit_url(ember), {**form_data(types), "portrait": upload})
     assert response.status_code == 302
     ember.refresh_from_db()
     assert ember.portrait.name.startswith("portraits/")
@@ -268,10 +272,13 @@ def test_pages_link_by_code_never_by_integer_key(client, alice, types, ember):
     assert f"/{ember.pk}/" not in html
 
 
-def test_the_clear_box_removes_the_portrait(client, alice, types, ember):
+def test_the_clear_box_removes_the_portrait(
+    client, alice, types, ember, django_capture_on_commit_callbacks
+):
     client.force_login(alice)
     upload = SimpleUploadedFile("me.png", png_bytes())
-    client.post(edit_url(ember), {**form_data(types), "portrait": upload})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(edit_url(ember), {**form_data(types), "portrait": upload})
     ember.refresh_from_db()
     assert ember.portrait
     page = client.get(edit_url(ember)).content.decode()
@@ -281,10 +288,13 @@ def test_the_clear_box_removes_the_portrait(client, alice, types, ember):
     assert not ember.portrait
 
 
-def test_saving_without_a_new_upload_keeps_the_portrait(client, alice, types, ember):
+def test_saving_without_a_new_upload_keeps_the_portrait(
+    client, alice, types, ember, django_capture_on_commit_callbacks
+):
     client.force_login(alice)
     upload = SimpleUploadedFile("me.png", png_bytes())
-    client.post(edit_url(ember), {**form_data(types), "portrait": upload})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(edit_url(ember), {**form_data(types), "portrait": upload})
     ember.refresh_from_db()
     before = ember.portrait.name
     client.post(edit_url(ember), form_data(types, name="Renamed"))

@@ -152,12 +152,12 @@ def test_it_refuses_a_wrong_envelope(client, bob, ember, change, message):
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"strength": 21}, "memeyori[0].strength: Must be at most 20."),
-        ({"strength": 0}, "memeyori[0].strength: Must be at least 1."),
+        ({"strength": 21}, "memeyori[0].strength: Strength must be a whole number from 1 to 20."),
+        ({"strength": 0}, "memeyori[0].strength: Strength must be a whole number from 1 to 20."),
         ({"strength": 2.5}, "memeyori[0].strength has the wrong kind of value"),
         ({"strength": "5"}, "memeyori[0].strength has the wrong kind of value"),
         ({"strength": True}, "memeyori[0].strength has the wrong kind of value"),
-        ({"rank": 7}, "Rank must be at most 6."),
+        ({"rank": 7}, "memeyori[0].rank: Rank must be a whole number from 1 to 6."),
         ({"type": "Plasma"}, "unknown Type &#x27;Plasma&#x27;"),
         ({"visibility": "everyone"}, "memeyori[0].visibility"),
         ({"name": ""}, "memeyori[0].name"),
@@ -187,7 +187,7 @@ def test_it_refuses_a_party_that_breaks_r8(client, bob, party):
     client.force_login(bob)
     data = exchange.export_party(party)
     data["parties"][0]["dp_mp"] = 5
-    assert "Party Level 3 gives 2 DP; the file spends 7." in refused(client, data)
+    assert "parties[0]: Party Level 3 gives 2 DP; you spent 7." in refused(client, data)
     data = exchange.export_party(party)
     data["parties"][0].update(level=1, dp_sp=0, dp_draw=0)
     data["memeyori"] += [dict(data["memeyori"][0], ref=f"x{i}") for i in range(2)]

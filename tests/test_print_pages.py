@@ -132,14 +132,17 @@ def _png() -> bytes:
     return out.getvalue()
 
 
-def test_the_owner_uploads_a_portrait(client, alice, types, settings):
+def test_the_owner_uploads_a_portrait(
+    client, alice, types, settings, django_capture_on_commit_callbacks
+):
     m = make_memeyori(alice, types["Blaze"])
     client.force_login(alice)
     url = reverse("print_portrait", kwargs={"kind": "memeyori", "code": m.code})
-    response = client.post(
-        url,
-        {"portrait": SimpleUploadedFile("p.png", _png()), "focus_x": "0.5", "focus_y": "0.3"},
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            url,
+            {"portrait": SimpleUploadedFile("p.png", _png()), "focus_x": "0.5", "focus_y": "0.3"},
+        )
     assert response.status_code == 302
     m.refresh_from_db()
     assert m.portrait_print and m.portrait_focus_y == 0.3

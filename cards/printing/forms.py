@@ -2,6 +2,8 @@ from django import forms
 
 from cards.models import Archon, Memeyori, Party, visible_to
 
+from .portraits import MEGAPIXELS
+
 PAPER_CHOICES = [("a4", "A4 (210 x 297 mm)"), ("letter", "Letter (8.5 x 11 in)")]
 
 
@@ -66,7 +68,7 @@ class PrintForm(forms.Form):
 class PortraitForm(forms.Form):
     portrait = forms.FileField(
         required=False,
-        help_text="PNG, JPEG or WebP, at most 10 MB and 40 megapixels.",
+        help_text=f"PNG, JPEG or WebP, at most 10 MB and {MEGAPIXELS} megapixels.",
         widget=forms.ClearableFileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
     )
     focus_x = forms.FloatField(

@@ -1,28 +1,38 @@
 """Portrait uploads (Pillow): check, clean, crop around a focal point, store three sizes.
 
 Never trusts the file name or the client's content type: the bytes are opened with a
-format whitelist. Every check runs before anything is written, so a refused upload
-stores nothing.
+format whitelist. A request checks only what the header shows (format, size, pixels) and
+stores the upload as pending; the one decode runs in cards.tasks.process_portrait, after
+the commit and outside any transaction (issue 11.4).
 """
 
 import io
 import secrets
 import warnings
+from contextlib import contextmanager
+from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.db import transaction
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import ExifTags, Image, UnidentifiedImageError
 
-from cards.models import Character
+from cards.media import delete_on_commit
+from cards.models import Archon, Character, Memeyori
 
 from . import layout
 
 MAX_BYTES = 10 * 1024 * 1024
-MAX_PIXELS = 40_000_000
+# The card's portrait window is 22 x 28 mm: 260 x 331 pixels at 300 DPI, and the kept copy
+# is at most 2400 pixels a side so the focal point can move. 16 megapixels still takes a
+# 12-megapixel phone photo (4032 x 3024); a 40-megapixel PNG of a few hundred KB cost a
+# worker 600 MB and seconds of CPU (issue 11.4).
+MAX_PIXELS = 16_000_000
+MEGAPIXELS = MAX_PIXELS // 1_000_000
 FORMATS = ["PNG", "JPEG", "WEBP"]
 # Pillow warns above MAX_IMAGE_PIXELS and refuses above twice that; warnings are turned
-# into errors while opening an upload (below), so nothing above 40 megapixels is decoded.
+# into errors while opening an upload (below), so nothing above the cap is decoded.
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 
 # The cleaned upload is kept (so the focal point can move later) but never larger than this.
@@ -31,61 +41,105 @@ KEEP_LONGEST_SIDE = 2400
 PRINT_SIZE = (layout.px_at_dpi(layout.PORTRAIT_W), layout.px_at_dpi(layout.PORTRAIT_H))
 THUMB_SIZE = (88, 112)
 JPEG_QUALITY = 90
+TOO_BIG = f"The image is too large: a portrait can be at most {MEGAPIXELS} megapixels."
+DAMAGED = "The image file is damaged or incomplete; try saving it again."
 
 
 def _refuse(message: str):
     raise ValidationError(message, code="portrait")
 
 
-def portrait_open(upload) -> Image.Image:
-    """Read an uploaded file into a plain RGB image with its orientation applied and no
-    metadata at all; raise ValidationError with a message for the user otherwise."""
+def _read(upload) -> bytes:
     size = getattr(upload, "size", None)
     if size is not None and size > MAX_BYTES:
         _refuse(f"The file is {size / 1024 / 1024:.1f} MB; a portrait can be at most 10 MB.")
     upload.seek(0)
     data = upload.read(MAX_BYTES + 1)
+    upload.seek(0)
     if len(data) > MAX_BYTES:
         _refuse("The file is over 10 MB; a portrait can be at most 10 MB.")
     if not data:
         _refuse("The file is empty.")
     if data[:6] in (b"GIF87a", b"GIF89a"):
         _refuse("GIF images are not accepted: upload a PNG, JPEG or WebP image.")
-    too_big = "The image is too large: a portrait can be at most 40 megapixels."
+    return data
+
+
+@contextmanager
+def _opened(data: bytes):
+    """Open (not decode) an image from its header, mapping every failure to a message."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data), formats=FORMATS)
-            width, height = image.size
-            if width * height > MAX_PIXELS:
-                _refuse(
-                    f"The image is {width} x {height} pixels "
-                    f"({width * height / 1e6:.0f} megapixels); "
-                    "a portrait can be at most 40 megapixels."
-                )
-            image.load()
+            with Image.open(io.BytesIO(data), formats=FORMATS) as image:
+                width, height = image.size
+                if width * height > MAX_PIXELS:
+                    _refuse(
+                        f"The image is {width} x {height} pixels "
+                        f"({width * height / 1e6:.0f} megapixels); "
+                        f"a portrait can be at most {MEGAPIXELS} megapixels."
+                    )
+                yield image
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        _refuse(too_big)
+        _refuse(TOO_BIG)
     except UnidentifiedImageError:
         _refuse("This file is not a PNG, JPEG or WebP image.")
     except (OSError, SyntaxError, ValueError, EOFError):
-        _refuse("The image file is damaged or incomplete; try saving it again.")
-    try:
-        image = ImageOps.exif_transpose(image)
-        if image.mode in ("RGBA", "LA", "P", "PA"):
+        _refuse(DAMAGED)
+
+
+def portrait_check(upload) -> tuple[bytes, str]:
+    """The checks a request can afford: size, format and pixel count from the header alone,
+    nothing decoded. Returns the bytes and the format; raises ValidationError."""
+    data = _read(upload)
+    with _opened(data) as image:
+        return data, image.format
+
+
+def portrait_decode(data: bytes) -> Image.Image:
+    """The one decode of an upload: a plain RGB image, upright, no metadata at all, at most
+    KEEP_LONGEST_SIDE a side. Raises ValidationError with a message for the player."""
+    with _opened(data) as image:
+        if image.format == "JPEG":
+            # JPEG can decode at 1/2, 1/4 or 1/8 scale straight away: less memory and CPU.
+            image.draft("RGB", (KEEP_LONGEST_SIDE, KEEP_LONGEST_SIDE))
+        image.load()
+        orientation = image.getexif().get(ExifTags.Base.Orientation, 1)
+        if image.mode not in ("RGB", "RGBA", "L"):
             image = image.convert("RGBA")
+        # Shrink first, in the file's own mode, so every later copy is the small one (and a
+        # new image: the opened one is closed when this block ends).
+        width, height = image.size
+        scale = min(1.0, KEEP_LONGEST_SIDE / max(width, height))
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        image = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+    try:
+        transpose = ORIENTATIONS.get(orientation)
+        if transpose is not None:
+            image = image.transpose(transpose)
+        if image.mode == "RGBA":
             flat = Image.new("RGB", image.size, (255, 255, 255))
             flat.paste(image, mask=image.getchannel("A"))
         else:
             flat = image.convert("RGB")
     except (OSError, ValueError):
-        _refuse("The image file is damaged or incomplete; try saving it again.")
+        _refuse(DAMAGED)
     # A new image from the pixels alone: no EXIF, XMP, ICC or text chunks come along.
     clean = Image.new("RGB", flat.size)
     clean.paste(flat)
-    if max(clean.size) > KEEP_LONGEST_SIDE:
-        clean.thumbnail((KEEP_LONGEST_SIDE, KEEP_LONGEST_SIDE), Image.Resampling.LANCZOS)
     return clean
+
+
+# EXIF orientation -> the transpose that shows the image upright (as ImageOps.exif_transpose).
+ORIENTATIONS = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
 
 
 def crop_box(
@@ -112,61 +166,81 @@ def _jpeg(image: Image.Image) -> bytes:
 def _check_focus(value, name: str) -> float:
     try:
         value = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         _refuse(f"The focal point's {name} must be a number from 0 to 1.")
-    if not 0.0 <= value <= 1.0:
+    if not 0.0 <= value <= 1.0:  # NaN fails this too
         _refuse(f"The focal point's {name} must be from 0 to 1.")
     return value
+
+
+def crops(image: Image.Image, focus_x: float, focus_y: float) -> tuple[bytes, bytes]:
+    """The print crop and the thumbnail, as JPEG bytes."""
+    aspect = layout.PORTRAIT_W / layout.PORTRAIT_H
+    cropped = image.crop(crop_box(image.size, aspect, focus_x, focus_y))
+    printed = cropped.resize(PRINT_SIZE, Image.Resampling.LANCZOS)
+    thumb = cropped.resize(THUMB_SIZE, Image.Resampling.LANCZOS)
+    return _jpeg(printed), _jpeg(thumb)
 
 
 def character_set_portrait(
     *, character: Character, upload=None, focus_x=None, focus_y=None
 ) -> None:
-    """Store a new portrait (if `upload`) and/or move its focal point; re-make the print
-    crop and the thumbnail. Raises ValidationError (nothing stored) on bad input."""
+    """Take a new portrait (if `upload`) and/or move its focal point. Raises ValidationError
+    (nothing stored) on what the header shows is bad.
+
+    Nothing is decoded here: the row names the upload as pending; after the commit the
+    upload is stored as it came and cards.tasks.process_portrait decodes it once, outside
+    any transaction (in a worker once tasks run in one), and makes the three sizes.
+    """
     fx = character.portrait_focus_x if focus_x is None else _check_focus(focus_x, "x")
     fy = character.portrait_focus_y if focus_y is None else _check_focus(focus_y, "y")
+    data = fmt = None
     if upload is not None:
-        image = portrait_open(upload)
-    elif character.portrait:
-        with character.portrait.open("rb") as stored, Image.open(stored, formats=["JPEG"]) as im:
-            image = im.convert("RGB")
-    else:
+        data, fmt = portrait_check(upload)
+    elif not (character.portrait or character.portrait_pending):
         _refuse("Upload a portrait first.")
-    aspect = layout.PORTRAIT_W / layout.PORTRAIT_H
-    cropped = image.crop(crop_box(image.size, aspect, fx, fy))
-    printed = cropped.resize(PRINT_SIZE, Image.Resampling.LANCZOS)
-    thumb = cropped.resize(THUMB_SIZE, Image.Resampling.LANCZOS)
-
-    stem = f"{character.code}-{secrets.token_hex(6)}"
-    old = [
-        f.name
-        for f in (character.portrait, character.portrait_print, character.portrait_thumb)
-        if f
-    ]
-    written = []
-    try:
-        with transaction.atomic():
-            fields = ["portrait_focus_x", "portrait_focus_y", "portrait_print", "portrait_thumb"]
-            if upload is not None:
-                character.portrait.save(f"{stem}.jpg", ContentFile(_jpeg(image)), save=False)
-                written.append(character.portrait)
-                fields.append("portrait")
-            character.portrait_print.save(f"{stem}.jpg", ContentFile(_jpeg(printed)), save=False)
-            written.append(character.portrait_print)
-            character.portrait_thumb.save(f"{stem}.jpg", ContentFile(_jpeg(thumb)), save=False)
-            written.append(character.portrait_thumb)
-            character.portrait_focus_x, character.portrait_focus_y = fx, fy
-            character.save(update_fields=[*fields, "updated"])
-            keep = {
-                f.name
-                for f in (character.portrait, character.portrait_print, character.portrait_thumb)
-            }
-            storage = character.portrait.storage
-            transaction.on_commit(
-                lambda: [storage.delete(name) for name in old if name not in keep]
+    incoming = ""
+    if data is not None:
+        incoming = f"portraits/incoming/{character.code}-{secrets.token_hex(6)}.{fmt.lower()}"
+    with transaction.atomic():
+        fields = ["portrait_focus_x", "portrait_focus_y"]
+        character.portrait_focus_x, character.portrait_focus_y = fx, fy
+        if incoming:
+            # An upload still waiting is replaced; its task will find it superseded.
+            waiting = (
+                type(character)
+                .objects.filter(pk=character.pk)
+                .values_list("portrait_pending", flat=True)
+                .first()
             )
-    except BaseException:
-        for field in written:
-            field.storage.delete(field.name)
-        raise
+            character.portrait_pending, character.portrait_error = incoming, ""
+            fields += ["portrait_pending", "portrait_error"]
+            delete_on_commit([waiting])
+        character.save(update_fields=[*fields, "updated"])
+        # The upload reaches the disk only once the row naming it has committed: a write
+        # that rolls back, here or in any caller's transaction, leaves no file (11.7).
+        transaction.on_commit(
+            partial(
+                _store_and_enqueue, kind=character.kind, code=str(character.code),
+                incoming=incoming, data=data,
+            )
+        )  # fmt: skip
+
+
+def _store_and_enqueue(*, kind: str, code: str, incoming: str, data: bytes | None) -> None:
+    from cards.tasks import process_portrait
+
+    if incoming:
+        try:
+            stored = default_storage.save(incoming, ContentFile(data))
+        except OSError:
+            stored = None
+        if stored != incoming:  # a full disk, or a name taken: never process another file
+            if stored:
+                default_storage.delete(stored)
+            models = {c.kind: c for c in (Memeyori, Archon)}
+            models[kind].objects.filter(code=code, portrait_pending=incoming).update(
+                portrait_pending="", portrait_error="The upload could not be stored; try again."
+            )
+            return
+    process_portrait.enqueue(kind, code, incoming)

@@ -11,10 +11,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import slugify
-from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from cards.views import get_character_for_owner, get_character_for_viewer
+from memeyori_site.http import allow, require_safe
 from memeyori_site.ratelimit import requester
 
 from . import layout, store
@@ -101,6 +101,7 @@ def _serve_or_wait(request, *, kind: str, spec: dict, filename: str):
     return render(request, WAITING_TEMPLATE, context, status=202)
 
 
+@require_safe
 @vary_on_headers("HX-Request")
 def print_page(request):
     """Choose what to print; with a valid choice, show the preflight and page one."""
@@ -143,6 +144,7 @@ def print_page(request):
     return render(request, template_name, context)
 
 
+@require_safe
 def print_sheet(request):
     form = PrintForm(request.GET, user=request.user)
     if not form.is_valid():
@@ -158,6 +160,7 @@ def print_sheet(request):
     return _serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename="memeyori-cards.pdf")
 
 
+@require_safe
 def mastercard_pdf(request, kind, code):
     """One Mastercard: centred on A4 or Letter with cut marks, or on a card-sized page."""
     character = get_character_for_viewer(request, kind, code)
@@ -177,6 +180,7 @@ def mastercard_pdf(request, kind, code):
     )
 
 
+@require_safe
 def mastercard_png(request, kind, code):
     """The Mastercard as a PNG for chat, rasterised from its card-sized PDF."""
     character = get_character_for_viewer(request, kind, code)
@@ -217,7 +221,7 @@ def render_file(request, code):
     return _file_response(job)
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def portrait_page(request, kind, code):
     character = get_character_for_owner(request, kind, code)
@@ -237,7 +241,13 @@ def portrait_page(request, kind, code):
                 character.refresh_from_db()
                 form.add_error("portrait" if upload else None, error)
             else:
-                messages.success(request, "Portrait saved.")
+                character.refresh_from_db()
+                if character.portrait_error:
+                    messages.error(request, f"Portrait refused: {character.portrait_error}")
+                elif character.portrait_pending:
+                    messages.success(request, "Portrait received; it is processing.")
+                else:
+                    messages.success(request, "Portrait saved.")
                 return redirect("print_portrait", kind=kind, code=code)
     else:
         form = PortraitForm(initial=initial)

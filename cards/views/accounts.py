@@ -4,10 +4,11 @@ from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
 from django.db import transaction
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+
+from memeyori_site.http import allow
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 def signup(request):
     """Django's UserCreationForm with the project's password validators; logs the user in
     (login() rotates the session key)."""

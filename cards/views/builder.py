@@ -6,8 +6,9 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
+
+from memeyori_site.http import allow, require_safe
 
 from .. import stats
 from ..forms import CHARACTER_FORMS, ReferenceDefenderForm, error_messages
@@ -104,7 +105,7 @@ def _save_or_render(request, *, kind, instance, character=None):
     return redirect("character_edit", kind=kind, code=saved.code)
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 def builder_new(request, kind):
     """Anyone may try the builder; saving needs an account."""
     model = character_model(kind)
@@ -122,7 +123,7 @@ def builder_new(request, kind):
     )
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def character_edit(request, kind, code):
     character = get_character_for_owner(request, kind, code)
@@ -137,7 +138,7 @@ def character_edit(request, kind, code):
     )
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def builder_stats(request, kind, code=None):
     """The stats and odds panels for what is typed so far; saves nothing.

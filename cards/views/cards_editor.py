@@ -7,9 +7,10 @@ redirect (or the full page when the form has errors), so it all works without Ja
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import trigger_client_event
+
+from memeyori_site.http import allow, require_post, require_safe
 
 from ..forms import CardForm
 from ..models import Card
@@ -51,7 +52,7 @@ def _respond(request, character, *, status=200, **forms):
     return redirect("card_editor", kind=character.kind, code=character.code)
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 @login_required
 def card_editor(request, kind, code):
@@ -60,7 +61,7 @@ def card_editor(request, kind, code):
     return render(request, template, editor_context(character))
 
 
-@require_POST
+@require_post
 @login_required
 def card_add(request, kind, code):
     character = get_character_for_owner(request, kind, code)
@@ -73,7 +74,7 @@ def card_add(request, kind, code):
     return _respond(request, character)
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @vary_on_headers("HX-Request")
 @login_required
 def card_edit(request, kind, code, card):
@@ -91,7 +92,7 @@ def card_edit(request, kind, code, card):
     return _respond(request, character)
 
 
-@require_POST
+@require_post
 @login_required
 def card_reorder(request, kind, code, card):
     character = get_character_for_owner(request, kind, code)
@@ -102,7 +103,7 @@ def card_reorder(request, kind, code, card):
     return _respond(request, character)
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def card_remove(request, kind, code, card):
     """GET asks for confirmation; only a POST deletes."""

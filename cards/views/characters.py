@@ -2,9 +2,11 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
+
+from memeyori_site.http import allow, require_post, require_safe
 
 from .. import stats
 from ..forms import SearchForm
@@ -13,13 +15,13 @@ from ..services import character_delete, character_duplicate
 from .access import get_character_for_owner, get_character_for_viewer
 
 
-@require_GET
+@require_safe
 def home(request):
     recent = Memeyori.objects.filter(visibility=Visibility.PUBLIC).select_related("type", "owner")
     return render(request, "cards/home.html", {"recent": recent.order_by("-created")[:12]})
 
 
-@require_GET
+@require_safe
 def character_page(request, kind, code):
     character = get_character_for_viewer(request, kind, code)
     cards = character.cards.select_related("type")
@@ -42,7 +44,38 @@ def character_page(request, kind, code):
     )
 
 
-@require_GET
+PORTRAIT_SIZES = {"full": "portrait", "print": "portrait_print", "thumb": "portrait_thumb"}
+
+
+@require_safe
+def character_portrait(request, kind, code, size):
+    """A portrait file, only to those who may see its character (issue 11.5): a private
+    character's portrait is the same 404 as a code that never existed.
+
+    Media files are never served by path, so visibility cannot be skipped. A public
+    character's portrait may sit in shared caches for an hour; the URL carries the file's
+    token, so a new portrait is a new URL.
+    """
+    field = PORTRAIT_SIZES.get(size)
+    if field is None:
+        raise Http404
+    character = get_character_for_viewer(request, kind, code)
+    file = getattr(character, field)
+    if not file:
+        raise Http404
+    try:
+        handle = file.storage.open(file.name, "rb")
+    except FileNotFoundError:
+        raise Http404 from None
+    response = FileResponse(handle, content_type="image/jpeg")
+    if character.visibility == Visibility.PUBLIC:
+        response["Cache-Control"] = "public, max-age=3600"
+    else:
+        response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_safe
 @vary_on_headers("HX-Request")
 @login_required
 def my_characters(request):
@@ -63,7 +96,7 @@ def my_characters(request):
     return render(request, template, {"form": form, **lists})
 
 
-@require_POST
+@require_post
 @login_required
 def character_copy(request, kind, code):
     original = get_character_for_owner(request, kind, code)
@@ -72,7 +105,7 @@ def character_copy(request, kind, code):
     return redirect("character_edit", kind=kind, code=copy.code)
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def character_remove(request, kind, code):
     """GET asks for confirmation; only a POST deletes."""

@@ -5,7 +5,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memeyori_site.http import allow, require_post, require_safe
 
 from .. import exchange
 from ..forms import ImportForm
@@ -19,14 +20,14 @@ def _download(data: dict, name: str) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 @login_required
 def character_export(request, kind, code):
     character = get_character_for_owner(request, kind, code)
     return _download(exchange.export_character(character), character.name)
 
 
-@require_GET
+@require_safe
 @login_required
 def party_export(request, code):
     party = get_party_for_owner(request, code)
@@ -45,7 +46,7 @@ def _read(form) -> str | bytes:
     return form.cleaned_data["payload"]
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def import_preview(request):
     """Check the file and show what it would create; nothing is written here."""
@@ -59,7 +60,7 @@ def import_preview(request):
     return render(request, "cards/import.html", {"form": form, "plan": plan})
 
 
-@require_POST
+@require_post
 @login_required
 def import_confirm(request):
     """Check the previewed text again, then create it all in one transaction."""
@@ -67,10 +68,10 @@ def import_confirm(request):
     if form.is_valid():
         try:
             plan = exchange.import_parse(form.cleaned_data["payload"], owner=request.user)
+            counts = exchange.import_create(plan=plan, owner=request.user)
         except exchange.ImportRefused as error:
             form.add_error(None, str(error))
         else:
-            counts = exchange.import_create(plan=plan, owner=request.user)
             messages.success(
                 request,
                 "Imported {memeyori} Memeyori, {archons} Archons, {cards} cards and "

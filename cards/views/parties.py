@@ -3,8 +3,9 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
+
+from memeyori_site.http import allow, require_safe
 
 from ..forms import PartyForm, error_messages
 from ..models import Party
@@ -14,7 +15,7 @@ from .access import get_party_for_owner, get_party_for_viewer
 TEMPLATE = "cards/party_form.html"
 
 
-@require_GET
+@require_safe
 def party_page(request, code):
     party = get_party_for_viewer(request, code)
     return render(
@@ -28,7 +29,7 @@ def party_page(request, code):
     )
 
 
-@require_GET
+@require_safe
 @login_required
 def party_list(request):
     parties = Party.objects.filter(owner=request.user).select_related("archon")
@@ -58,7 +59,7 @@ def _save(request, form):
     return redirect("party_edit", code=party.code)
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def party_new(request):
     if request.method == "POST":
@@ -66,7 +67,7 @@ def party_new(request):
     return _form_page(request, PartyForm(owner=request.user))
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def party_edit(request, code):
     party = get_party_for_owner(request, code)
@@ -76,7 +77,7 @@ def party_edit(request, code):
     return render(request, TEMPLATE, {"form": form, "party": party, "totals": party.totals})
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 @login_required
 def party_totals(request):
@@ -88,7 +89,7 @@ def party_totals(request):
     return render(request, template, context)
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def party_remove(request, code):
     party = get_party_for_owner(request, code)

@@ -4,7 +4,8 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+
+from memeyori_site.http import require_post, require_safe
 
 from ..forms import TypeChartForm
 from ..models import Effect, Matchup, Type
@@ -45,13 +46,13 @@ def _render(request, types, effects, form=None, status=200):
     )
 
 
-@require_GET
+@require_safe
 def type_chart_page(request):
     types, effects = _chart()
     return _render(request, types, effects)
 
 
-@require_POST
+@require_post
 def type_chart_save(request):
     """Staff only. The odds and later battles read the chart fresh, so a change shows at once."""
     if not request.user.is_staff:
@@ -67,7 +68,7 @@ def type_chart_save(request):
     return redirect("type_chart")
 
 
-@require_GET
+@require_safe
 def types_css(request):
     """Each Type's colour as a class, so markup needs no style attribute (the CSP refuses them)."""
     rules = [

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from cards.demo import DEMO_PASSWORD, DEMO_USERNAME, seed_demo
@@ -10,4 +11,7 @@ class Command(BaseCommand):
         counts = seed_demo()
         summary = ", ".join(f"{n} {what}" for what, n in counts.items())
         self.stdout.write(self.style.SUCCESS(f"Demo data ready: {summary}."))
-        self.stdout.write(f"Demo login (local only): {DEMO_USERNAME} / {DEMO_PASSWORD}")
+        if settings.DEBUG:
+            self.stdout.write(f"Demo login (local only): {DEMO_USERNAME} / {DEMO_PASSWORD}")
+        else:
+            self.stdout.write("Debug is off: the demo user cannot log in; its content is public.")

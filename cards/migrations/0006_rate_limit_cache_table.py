@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
     # createcachetable runs its own transaction.
     atomic = False
 
-    dependencies = [("cards", "0002_render_store")]
+    dependencies = [("cards", "0005_render_store")]
 
     operations = [migrations.RunPython(create_cache_table, migrations.RunPython.noop)]

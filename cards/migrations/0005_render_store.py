@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cards', '0001_initial'),
+        ('cards', '0004_portrait_processing'),
     ]
 
     operations = [

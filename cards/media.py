@@ -1,0 +1,94 @@
+"""Portrait files on disk: who owns which, and removing them without touching anyone else's.
+
+Every character owns its own files (a duplicate gets copies, never shared names). Even so,
+a file is deleted only when no character row names it any more, so an old row that
+shares a file (duplicates made before copies were made) keeps its portrait.
+"""
+
+import secrets
+from datetime import timedelta
+
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+PORTRAIT_FIELDS = ("portrait", "portrait_print", "portrait_thumb")
+# Every column that names a file: the three sizes and an upload waiting to be processed.
+FILE_FIELDS = (*PORTRAIT_FIELDS, "portrait_pending")
+
+
+def _character_models():
+    from .models import Archon, Memeyori
+
+    return (Memeyori, Archon)
+
+
+def referenced(names) -> set[str]:
+    """Which of these file names some character row still names."""
+    names = {n for n in names if n}
+    if not names:
+        return set()
+    found = set()
+    for model in _character_models():
+        match = Q()
+        for field in FILE_FIELDS:
+            match |= Q(**{f"{field}__in": names})
+        for row in model.objects.filter(match).values_list(*FILE_FIELDS):
+            found.update(row)
+    return found & names
+
+
+def delete_unreferenced(names, storage=default_storage) -> None:
+    """Delete the files no character names; the others stay where they are."""
+    names = {n for n in names if n}
+    for name in names - referenced(names):
+        storage.delete(name)
+
+
+def delete_on_commit(names, storage=default_storage) -> None:
+    """After the current transaction commits, delete these files unless still named."""
+    names = [n for n in names if n]
+    if names:
+        transaction.on_commit(lambda: delete_unreferenced(names, storage), robust=True)
+
+
+def copy_portrait_files(source, target) -> list[str]:
+    """Give `target` its own copies of `source`'s portrait files (not saved); returns the
+    new names so the caller can remove them if its transaction fails."""
+    written = []
+    stem = f"{target.code}-{secrets.token_hex(6)}"
+    for field in PORTRAIT_FIELDS:
+        file = getattr(source, field)
+        if not file:
+            continue
+        folder = file.name.rpartition("/")[0]
+        with file.storage.open(file.name, "rb") as handle:
+            name = file.storage.save(f"{folder}/{stem}.jpg", handle)
+        written.append(name)
+        setattr(target, field, name)
+    return written
+
+
+def _files(storage, folder: str):
+    directories, files = storage.listdir(folder)
+    for name in files:
+        yield f"{folder}/{name}"
+    for directory in directories:
+        yield from _files(storage, f"{folder}/{directory}")
+
+
+def sweep(*, max_age: timedelta, storage=default_storage, folder: str = "portraits") -> list[str]:
+    """Delete the files under `folder` that no character names and that are older than
+    `max_age` (a younger one may belong to a write that has not committed yet)."""
+    if not storage.exists(folder):
+        return []
+    cutoff = timezone.now() - max_age
+    old = [name for name in _files(storage, folder) if storage.get_modified_time(name) < cutoff]
+    removed = []
+    for start in range(0, len(old), 500):
+        chunk = set(old[start : start + 500])
+        for name in sorted(chunk - referenced(chunk)):
+            storage.delete(name)
+            removed.append(name)
+    return removed

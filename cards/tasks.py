@@ -1,0 +1,122 @@
+"""Work that runs after the request, in a task (django.tasks): portrait processing and the
+media sweep. Arguments are plain values (kind, code, file names), so a worker process can
+run them; until one does, Django's ImmediateBackend runs them inline after the commit.
+"""
+
+import logging
+import secrets
+from datetime import timedelta
+
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.tasks import task
+from PIL import Image
+
+from .media import delete_on_commit, delete_unreferenced, sweep
+from .models import Archon, Memeyori
+from .printing import portraits
+
+log = logging.getLogger(__name__)
+MODELS = {"memeyori": Memeyori, "archon": Archon}
+
+
+class Superseded(Exception):
+    """A newer upload took this one's place while it was being processed."""
+
+
+@task
+def process_portrait(kind: str, code: str, incoming: str = "") -> str:
+    """Decode a pending upload once (or re-crop the stored portrait when `incoming` is
+    empty) and store the kept copy, the print crop and the thumbnail.
+
+    The decode and the crops run outside any transaction; the row is locked only to swap
+    the file names in, so another player's save never waits on an image (issue 11.4).
+    """
+    model = MODELS[kind]
+    row = model.objects.filter(code=code).first()
+    if row is None or (incoming and row.portrait_pending != incoming):
+        if incoming:
+            delete_unreferenced([incoming])
+        return "superseded"
+    try:
+        if incoming:
+            with default_storage.open(incoming, "rb") as handle:
+                image = portraits.portrait_decode(handle.read())
+        elif row.portrait:
+            with row.portrait.open("rb") as stored, Image.open(stored, formats=["JPEG"]) as im:
+                image = im.convert("RGB")
+        else:
+            return "nothing to do"
+        printed, thumb = portraits.crops(image, row.portrait_focus_x, row.portrait_focus_y)
+        kept = portraits._jpeg(image) if incoming else None
+    except ValidationError as error:
+        _give_up(model, row, incoming, " ".join(error.messages))
+        return "refused"
+    except FileNotFoundError:
+        _give_up(model, row, incoming, "The portrait file is missing; upload it again.")
+        return "missing"
+    except Exception:
+        _give_up(model, row, incoming, "The portrait could not be processed; upload it again.")
+        raise
+    try:
+        _store(model, row, incoming, kept, printed, thumb)
+    except Superseded:
+        return "superseded"
+    return "stored"
+
+
+def _store(model, row, incoming: str, kept, printed: bytes, thumb: bytes) -> None:
+    stem = f"{row.code}-{secrets.token_hex(6)}"
+    written = []
+    try:
+        if kept is not None:
+            written.append(default_storage.save(f"portraits/{stem}.jpg", ContentFile(kept)))
+        written.append(default_storage.save(f"portraits/print/{stem}.jpg", ContentFile(printed)))
+        written.append(default_storage.save(f"portraits/thumbs/{stem}.jpg", ContentFile(thumb)))
+        with transaction.atomic():
+            fresh = model.objects.select_for_update().get(pk=row.pk)
+            if incoming and fresh.portrait_pending != incoming:
+                raise Superseded
+            if not incoming and fresh.portrait.name != row.portrait.name:
+                raise Superseded  # a new portrait landed meanwhile, with crops of its own
+            old = [fresh.portrait_print.name, fresh.portrait_thumb.name]
+            fields = ["portrait_print", "portrait_thumb", "portrait_error", "updated"]
+            if kept is not None:
+                old += [fresh.portrait.name, incoming]
+                fresh.portrait, fresh.portrait_pending = written[0], ""
+                fields += ["portrait", "portrait_pending"]
+            fresh.portrait_print, fresh.portrait_thumb = written[-2], written[-1]
+            fresh.portrait_error = ""
+            fresh.save(update_fields=fields)
+            delete_on_commit(old)
+    except BaseException:
+        for name in written:  # fresh names of our own: no row names them
+            default_storage.delete(name)
+        if incoming:
+            delete_unreferenced([incoming])
+        raise
+
+
+def _give_up(model, row, incoming: str, message: str) -> None:
+    """Say why on the row (the builder shows it) and drop the refused upload."""
+    with transaction.atomic():
+        rows = model.objects.filter(pk=row.pk)
+        if incoming:
+            rows = rows.filter(portrait_pending=incoming)
+            rows.update(portrait_pending="", portrait_error=message[:300])
+        else:
+            rows.update(portrait_error=message[:300])
+    if incoming:
+        delete_unreferenced([incoming])
+
+
+@task
+def sweep_media(max_age_seconds: int = 3600) -> int:
+    """Delete portrait files no row names that are older than `max_age_seconds`; returns how
+    many. Run periodically by the task worker, and by `manage.py sweep_media`."""
+    removed = sweep(max_age=timedelta(seconds=max_age_seconds))
+    if removed:
+        log.info("sweep_media removed %d unreferenced files", len(removed))
+    return len(removed)

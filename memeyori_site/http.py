@@ -1,0 +1,39 @@
+"""Which HTTP methods a view takes, declared on the view (issue 11.9).
+
+Django's require_GET answers HEAD and OPTIONS with a 405, which confuses link checkers,
+uptime monitors and caches. A view that takes GET also takes HEAD (Django drops the body),
+and every view answers OPTIONS with its Allow header without running. The list is kept on
+the view as `allowed_methods`, so a test can check every URL declares one.
+"""
+
+from functools import wraps
+
+from django.http import HttpResponse, HttpResponseNotAllowed
+
+
+def allow(*methods: str):
+    allowed = {m.upper() for m in methods} | {"OPTIONS"}
+    if "GET" in allowed:
+        allowed.add("HEAD")
+    header = ", ".join(sorted(allowed))
+
+    def decorator(view):
+        @wraps(view)
+        def inner(request, *args, **kwargs):
+            if request.method == "OPTIONS":
+                response = HttpResponse()
+                response["Allow"] = header
+                return response
+            if request.method not in allowed:
+                return HttpResponseNotAllowed(sorted(allowed))
+            return view(request, *args, **kwargs)
+
+        inner.allowed_methods = frozenset(allowed)
+        return inner
+
+    return decorator
+
+
+# The usual cases by name: pages that only read, and actions that only write.
+require_safe = allow("GET")
+require_post = allow("POST")
