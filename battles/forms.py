@@ -77,6 +77,12 @@ class ViewerForm(forms.Form):
 
 class ShareForm(forms.Form):
     action = forms.ChoiceField(
-        choices=[("visibility", "visibility"), ("regenerate", "regenerate"), ("revoke", "revoke")]
+        choices=[
+            ("visibility", "visibility"),
+            ("regenerate", "regenerate"),
+            ("revoke", "revoke"),
+            ("show_result", "show_result"),
+        ]
     )
     visibility = forms.ChoiceField(choices=BattleVisibility.choices, required=False)
+    show_result = forms.BooleanField(required=False)

@@ -55,6 +55,8 @@ class Battle(models.Model):
     )
     # None when no link is issued (or it was revoked): the share view then 404s.
     share_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    # Off: headers, lists, share pages and the preview image keep the winner a surprise.
+    show_result = models.BooleanField("show the result in previews", default=False)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -68,6 +70,21 @@ class Battle(models.Model):
             return f"Draw after {self.rounds} rounds"
         name = self.name_a if self.winner == 0 else self.name_b
         return f"{name} wins in {self.rounds} rounds"
+
+    @property
+    def rounds_text(self) -> str:
+        return f"{self.rounds} round" + ("" if self.rounds == 1 else "s")
+
+    @property
+    def preview_text(self) -> str:
+        """What a list, a header or a preview says before anyone has watched to the end."""
+        if self.show_result:
+            return self.result_text
+        return f"{self.name_a} vs {self.name_b}, {self.rounds_text}"
+
+    @property
+    def list_result(self) -> str:
+        return self.result_text if self.show_result else self.rounds_text
 
     def get_absolute_url(self):
         return reverse("battle", kwargs={"code": self.code})

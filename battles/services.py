@@ -111,6 +111,14 @@ def battle_set_visibility(*, battle: Battle, visibility: str) -> Battle:
     return battle
 
 
+def battle_set_show_result(*, battle: Battle, show: bool) -> Battle:
+    """Whether headers, lists and the preview image name the winner."""
+    with transaction.atomic():
+        battle.show_result = show
+        battle.save(update_fields=["show_result"])
+    return battle
+
+
 def battle_share_regenerate(*, battle: Battle) -> Battle:
     """A new share link; the old one is a 404 from now on."""
     with transaction.atomic():

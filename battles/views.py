@@ -16,13 +16,16 @@ from .forms import BattleForm, ShareForm, ViewerForm
 from .models import Battle, BattleVisibility
 from .services import (
     battle_run,
+    battle_set_show_result,
     battle_set_visibility,
     battle_share_regenerate,
     battle_share_revoke,
 )
 
 PROTOCOL_FILE = Path(__file__).parent / "engine" / "PROTOCOL.md"
-LIST_FIELDS = ("code", "name_a", "name_b", "winner", "rounds", "created", "visibility", "owner")
+LIST_FIELDS = (
+    "code", "name_a", "name_b", "winner", "rounds", "created", "visibility", "owner", "show_result"
+)  # fmt: skip
 
 
 def _get_battle_for_user(request, code) -> Battle:
@@ -118,6 +121,7 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
         ),
         "share_url": request.build_absolute_uri(battle.share_url()) if battle.share_url() else "",
         "visibility_choices": BattleVisibility.choices,
+        "follow_url": "",
     }
     return render(request, template, context)
 
@@ -182,6 +186,13 @@ def battle_share(request, code):
         except ValidationError as e:
             return HttpResponseBadRequest("; ".join(e.messages))
         messages.success(request, f"This battle is now {battle.get_visibility_display()}.")
+    elif action == "show_result":
+        show = form.cleaned_data["show_result"]
+        battle_set_show_result(battle=battle, show=show)
+        messages.success(
+            request,
+            "Previews now show the result." if show else "Previews keep the result hidden.",
+        )
     elif action == "regenerate":
         battle_share_regenerate(battle=battle)
         messages.success(request, "New share link made; the old one no longer works.")

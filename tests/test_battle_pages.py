@@ -327,3 +327,72 @@ def test_the_viewer_shows_portrait_thumbnails_or_a_type_placeholder(client, alic
     html = client.get(battle.get_absolute_url(), {"round": 0, "step": 0}).content.decode()
     assert 'src="/media/portraits/thumbs/face.png"' in html
     assert f'class="portrait placeholder" aria-hidden="true">{types["Blaze"].symbol}<' in html
+
+
+def test_the_viewer_opens_on_the_teams_before_round_1(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    view = client.get(battle.get_absolute_url()).context["view"]
+    setup_length = battle.frames[1]["first_event"]
+    assert (view["round"], view["step"]) == (0, setup_length)
+    assert not view["ended"] and all(side["field"] for side in view["sides"])
+
+
+def test_the_result_stays_hidden_until_the_viewer_reaches_it(client, alice, alice_party, bob_party):
+    battle = next(
+        b
+        for seed in range(40)
+        if (b := run(alice, alice_party, bob_party, seed=seed, visibility="public")).winner
+        is not None
+    )
+    winner = battle.name_a if battle.winner == 0 else battle.name_b
+    start = client.get(battle.get_absolute_url()).content.decode()
+    assert "wins" not in start and f"{battle.rounds} rounds" in start
+    assert "wins" not in client.get("/battles/public/").content.decode()
+    end = client.get(battle.get_absolute_url(), {"round": battle.rounds, "step": 999})
+    assert f"{winner} wins." in end.content.decode()
+
+
+def test_the_owner_may_show_the_result_in_previews(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    hidden = client.get("/battles/public/").content.decode()
+    client.force_login(alice)
+    response = client.post(
+        f"{battle.get_absolute_url()}share/", {"action": "show_result", "show_result": "on"}
+    )
+    assert response.status_code == 302
+    battle.refresh_from_db()
+    assert battle.show_result
+    shown = client.get("/battles/public/").content.decode()
+    assert battle.result_text not in hidden and battle.result_text in shown
+
+
+def test_the_preview_image_hides_the_winner_unless_shown(alice, alice_party, bob_party):
+    from battles import og
+
+    battle = next(
+        b
+        for seed in range(40)
+        if (b := run(alice, alice_party, bob_party, seed=seed)).winner is not None
+    )
+    hidden = og.render(battle)
+    battle.show_result = True
+    assert og.render(battle) != hidden
+
+
+def test_round_navigation_lands_on_a_rounds_first_event(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    assert battle.rounds >= 2
+    page = client.get(battle.get_absolute_url(), {"round": 1, "step": 4})
+    links = page.context["links"]
+    assert links["next_round"].endswith("?round=2&step=1")
+    assert links["prev_round"].endswith("?round=1&step=1")
+    jumped = client.get(battle.get_absolute_url(), {"round": 2}).context["view"]
+    assert (jumped["round"], jumped["step"]) == (2, 1)
+    assert jumped["events"][0]["current"] and not jumped["events"][1]["done"]
+
+
+def test_controls_that_need_javascript_are_hidden_without_it(client, alice, alice_party):
+    battle = run(alice, alice_party, alice_party, visibility=BattleVisibility.PUBLIC)
+    html = client.get(battle.get_absolute_url()).content.decode()
+    assert '<div class="viewer-controls" data-viewer-controls hidden>' in html
+    assert "Skip to the result" in html
