@@ -55,7 +55,7 @@ def render(battle) -> bytes:
     half = WIDTH // 2
     for index, side in enumerate(log["sides"]):
         x = 40 + index * half
-        won = log["result"]["winner"] == index
+        won = battle.show_result and log["result"]["winner"] == index
         title, f = _fit(draw, side["name"], 44, half - 80, bold=True)
         draw.text((x, 120), title, font=f, fill=INK)
         if won:
@@ -71,11 +71,8 @@ def render(battle) -> bytes:
             draw.text((x + 40, y), line, font=f, fill=INK)
             y += 42
     draw.line((half, 110, half, HEIGHT - 100), fill=(200, 196, 215), width=3)
-    result = log["result"]
-    if result["winner"] is None:
-        verdict = f"Draw after {result['rounds']} rounds"
-    else:
-        verdict = f"{log['sides'][result['winner']]['name']} wins in {result['rounds']} rounds"
+    # The winner only when the owner chose to show it: a preview must not spoil the watch.
+    verdict = battle.result_text if battle.show_result else battle.rounds_text
     draw.rectangle((0, HEIGHT - 80, WIDTH, HEIGHT), fill=INK)
     line, f = _fit(draw, f"{verdict} · seed {log['seed']}", 34, WIDTH - 80, bold=True)
     draw.text((40, HEIGHT - 62), line, font=f, fill=(255, 255, 255))
