@@ -43,6 +43,10 @@ class Battle(models.Model):
     policy_a = models.CharField(max_length=16, choices=POLICY_CHOICES, default="greedy")
     policy_b = models.CharField(max_length=16, choices=POLICY_CHOICES, default="greedy")
     counts_for_growth = models.BooleanField(default=False)
+    # Run at a table: its members may watch, and only its GM may make it count for growth.
+    table = models.ForeignKey(
+        "cards.Table", null=True, blank=True, on_delete=models.SET_NULL, related_name="battles"
+    )
     log = models.JSONField()
     # One frame per round (battles.engine.state.round_frames), so any round opens at once.
     frames = models.JSONField()
@@ -93,3 +97,25 @@ class Battle(models.Model):
         if not self.share_token or self.visibility == BattleVisibility.PRIVATE:
             return None
         return reverse("battle_shared", kwargs={"token": self.share_token})
+
+
+class Growth(models.Model):
+    """One Rank gained by one live Memeyori from one battle (R10), for its owner's history."""
+
+    battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="growths")
+    memeyori = models.ForeignKey("cards.Memeyori", on_delete=models.CASCADE, related_name="growths")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="growths"
+    )
+    rank_before = models.PositiveSmallIntegerField()
+    rank_after = models.PositiveSmallIntegerField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["battle", "memeyori"], name="one_growth_per_battle")
+        ]
+
+    def __str__(self):
+        return f"{self.memeyori}: Rank {self.rank_before} -> {self.rank_after}"

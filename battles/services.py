@@ -6,11 +6,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
-from cards.models import Memeyori, Party, Visibility, visible_to
+from cards.models import Memeyori, Party, Table, TableMembership, visible_to
 
 from .engine.run import simulate
 from .engine.state import round_frames
-from .models import Battle, BattleVisibility, new_share_token
+from .models import Battle, BattleVisibility, Growth, new_share_token
 from .snapshot import battle_snapshot
 
 SEED_MAX = 2**32 - 1
@@ -21,7 +21,8 @@ def random_seed() -> int:
 
 
 def parties_for(user):
-    """Parties a user may send into battle: their own and anyone's public ones."""
+    """Parties a user may send into battle: any they may see (their own, their tables',
+    public ones)."""
     return Party.objects.filter(visible_to(user)).select_related("owner")
 
 
@@ -35,14 +36,16 @@ def battle_run(
     policy_b: str = "greedy",
     counts_for_growth: bool = False,
     visibility: str = BattleVisibility.PRIVATE,
+    table: Table | None = None,
 ) -> Battle:
-    """Run a battle and save it with its R10 growth: the whole record or nothing."""
-    for party in (party_a, party_b):
-        if party.owner_id != owner.pk and party.visibility != Visibility.PUBLIC:
-            raise ValidationError("You can only battle with your own parties or public ones.")
-    if counts_for_growth and owner.pk not in (party_a.owner_id, party_b.owner_id):
-        # Ruling: growth changes live Memeyori, so only someone who owns one side may ask.
-        raise ValidationError("Growth counts only in a battle with one of your own parties.")
+    """Run a battle and save it, with its R10 growth when it counts: the whole or nothing."""
+    visible = set(
+        parties_for(owner).filter(pk__in=[party_a.pk, party_b.pk]).values_list("pk", flat=True)
+    )
+    if {party_a.pk, party_b.pk} - visible:
+        raise ValidationError("You can only battle with parties you can see.")
+    if table is not None and not table.memberships.filter(user=owner).exists():
+        raise ValidationError("You can only run a battle at a table you sit at.")
     with transaction.atomic():
         snap = battle_snapshot(party_a, party_b)
         for side in snap["sides"]:
@@ -59,40 +62,84 @@ def battle_run(
             seed=seed,
             policy_a=policy_a,
             policy_b=policy_b,
-            counts_for_growth=counts_for_growth,
             log=log,
             frames=round_frames(log),
             winner=log["result"]["winner"],
             rounds=log["result"]["rounds"],
             visibility=visibility,
             share_token=None if visibility == BattleVisibility.PRIVATE else new_share_token(),
+            table=table,
         )
         if counts_for_growth:
-            battle.growth_applied = _apply_growth(owner=owner, snap=snap, log=log)
-            battle.save(update_fields=["growth_applied"])
+            battle = battle_count_for_growth(battle=battle, by=owner)
     return battle
 
 
-def _apply_growth(*, owner, snap: dict, log: dict) -> list[dict]:
-    """R10 on the live rows. Ruling: only the runner's own Memeyori grow; nobody changes
-    what is not theirs, and the log still says what the rules granted."""
+def growth_refusal(battle: Battle, by) -> str | None:
+    """Why `by` may not make this battle count for growth (R10), or None when they may."""
+    if battle.table_id is None:
+        return (
+            "Outside a table no battle counts for growth: run it at a table "
+            "(a table of one will do)."
+        )
+    if battle.table.gm_id != by.pk:
+        return "Only the table's GM can make a battle count for growth."
+    if battle.counts_for_growth:
+        return "This battle already counts for growth."
+    sides = [{row["code"] for row in side["memeyori"]} for side in battle.snapshot["sides"]]
+    if battle.party_a_id is not None and battle.party_a_id == battle.party_b_id:
+        return "A party against itself does not count for growth."
+    if sides[0] & sides[1]:
+        return "A Memeyori on both sides does not count for growth."
+    return None
+
+
+def battle_count_for_growth(*, battle: Battle, by) -> Battle:
+    """The GM's call (R10): the battle counts, and each Memeyori the rules grant a Rank to
+    gains it, if its owner still sits at the table. Nobody's else's rows change."""
+    refusal = growth_refusal(battle, by)
+    if refusal:
+        raise ValidationError(refusal)
+    with transaction.atomic():
+        battle = Battle.objects.select_for_update().get(pk=battle.pk)
+        if battle.counts_for_growth:
+            raise ValidationError("This battle already counts for growth.")
+        battle.counts_for_growth = True
+        battle.growth_applied = _apply_growth(battle=battle)
+        battle.save(update_fields=["counts_for_growth", "growth_applied"])
+    return battle
+
+
+def _apply_growth(*, battle: Battle) -> list[dict]:
+    """R10 on the live rows of the table's members: each owner's own Memeyori grow."""
+    snap, log = battle.snapshot, battle.log
     codes = {}
     for letter, side in zip("AB", snap["sides"], strict=True):
         for n, row in enumerate(side["memeyori"], start=1):
             codes[f"{letter}{n}"] = row["code"]
+    members = TableMembership.objects.filter(table_id=battle.table_id).values("user")
     applied = []
     done = set()
     for grant in log["result"]["growth"]:
         code = codes.get(grant["combatant"])
         if code in done:
-            continue  # one Memeyori on both sides (a party against itself) grows once
+            continue
         done.add(code)
         live = (
-            Memeyori.objects.select_for_update().filter(code=code, owner=owner, rank__lt=6).first()
+            Memeyori.objects.select_for_update()
+            .filter(code=code, owner__in=members, rank__lt=6)
+            .first()
         )
         if live is None:
             continue
         Memeyori.objects.filter(pk=live.pk).update(rank=F("rank") + 1)
+        Growth.objects.create(
+            battle=battle,
+            memeyori=live,
+            owner_id=live.owner_id,
+            rank_before=live.rank,
+            rank_after=live.rank + 1,
+        )
         applied.append(
             {"memeyori": str(live.code), "rank_before": live.rank, "rank_after": live.rank + 1}
         )

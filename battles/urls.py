@@ -11,6 +11,7 @@ urlpatterns = [
     path("<uuid:code>/log.json", views.battle_log, name="battle_log"),
     path("<uuid:code>/og.png", views.battle_og, name="battle_og"),
     path("<uuid:code>/share/", views.battle_share, name="battle_share"),
+    path("<uuid:code>/growth/", views.battle_growth, name="battle_growth"),
     path("s/<str:token>/", views.shared_page, name="battle_shared"),
     path("s/<str:token>/log.json", views.shared_log, name="battle_shared_log"),
     path("s/<str:token>/og.png", views.shared_og, name="battle_shared_og"),

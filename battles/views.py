@@ -15,6 +15,7 @@ from . import og, viewer
 from .forms import BattleForm, ShareForm, ViewerForm
 from .models import Battle, BattleVisibility
 from .services import (
+    battle_count_for_growth,
     battle_run,
     battle_set_show_result,
     battle_set_visibility,
@@ -30,7 +31,9 @@ LIST_FIELDS = (
 
 def _get_battle_for_user(request, code) -> Battle:
     """The one ownership helper: the owner's battles, and public ones; else a 404."""
-    return get_object_or_404(Battle.objects.filter(visible_to(request.user)), code=code)
+    return get_object_or_404(
+        Battle.objects.filter(visible_to(request.user, at_table=True)), code=code
+    )
 
 
 def _get_owned_battle(request, code) -> Battle:
@@ -69,7 +72,9 @@ def public_list(request):
 @require_http_methods(["GET", "POST"])
 @login_required
 def battle_new(request):
-    form = BattleForm(request.POST or None, user=request.user)
+    form = BattleForm(
+        request.POST or None, user=request.user, initial={"table": request.GET.get("table")}
+    )
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
@@ -82,6 +87,7 @@ def battle_new(request):
                 policy_b=d["policy_b"],
                 counts_for_growth=d["counts_for_growth"],
                 visibility=d["visibility"],
+                table=d["table"],
             )
         except ValidationError as e:
             form.add_error(None, e)
@@ -122,6 +128,13 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
         "share_url": request.build_absolute_uri(battle.share_url()) if battle.share_url() else "",
         "visibility_choices": BattleVisibility.choices,
         "follow_url": "",
+        "can_count_growth": (
+            not shared
+            and request.user.is_authenticated
+            and battle.table_id is not None
+            and battle.table.gm_id == request.user.pk
+            and not battle.counts_for_growth
+        ),
     }
     return render(request, template, context)
 
@@ -199,6 +212,28 @@ def battle_share(request, code):
     else:
         battle_share_revoke(battle=battle)
         messages.success(request, "Share link revoked; it no longer works.")
+    return redirect(battle)
+
+
+@require_POST
+@login_required
+def battle_growth(request, code):
+    """The table's GM makes a battle at the table count for growth (R10)."""
+    battle = get_object_or_404(
+        Battle.objects.select_related("table"), code=code, table__gm=request.user
+    )
+    try:
+        battle = battle_count_for_growth(battle=battle, by=request.user)
+    except ValidationError as e:
+        messages.error(request, "; ".join(e.messages))
+    else:
+        grown = len(battle.growth_applied)
+        messages.success(
+            request,
+            f"This battle counts for growth: {grown} Memeyori gained a Rank."
+            if grown
+            else "This battle counts for growth; no Memeyori gained a Rank.",
+        )
     return redirect(battle)
 
 

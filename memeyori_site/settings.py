@@ -156,6 +156,7 @@ RATE_LIMITS = {
     "battle_new": ("20/m", {"POST"}),
     "import": ("20/m", {"POST"}),
     "print_sheet": ("10/m", {"GET"}),
+    "table_print": ("10/m", {"GET"}),
     "print_mastercard": ("30/m", {"GET"}),
     "print_share_png": ("30/m", {"GET"}),
     "battle_og": ("60/m", {"GET"}),

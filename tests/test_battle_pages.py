@@ -4,13 +4,15 @@ import io
 import json
 
 import pytest
+from django.core.exceptions import ValidationError
 from PIL import Image
 
 from battles import services
-from battles.models import Battle, BattleVisibility
+from battles.models import Battle, BattleVisibility, Growth
 from battles.services import battle_run
-from cards.models import Memeyori
+from cards.models import Memeyori, TableMembership
 from cards.services import party_set_memeyori
+from cards.tables.services import table_create
 from tests.conftest import make_card, make_memeyori, make_party
 
 
@@ -88,14 +90,14 @@ def test_it_refuses_a_party_bob_keeps_private(client, alice, bob, types, alice_p
     assert not Battle.objects.exists()
 
 
-def test_it_refuses_growth_when_neither_party_is_yours(client, bob, types, alice, bob_party):
+def test_it_refuses_growth_outside_a_table(client, bob, types, alice, bob_party):
     other = make_team(alice, types, "Open", visibility="public")
     client.force_login(bob)
     response = client.post(
         "/battles/new/",
         {
             "party_a": other.code,
-            "party_b": other.code,
+            "party_b": bob_party.code,
             "seed": 1,
             "policy_a": "greedy",
             "policy_b": "greedy",
@@ -271,13 +273,14 @@ def test_hostile_names_are_escaped_in_the_viewer(client, alice, types):
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
 
 
-def test_growth_raises_only_the_runners_memeyori_in_the_same_transaction(
+def test_growth_raises_only_the_table_members_memeyori_in_the_same_transaction(
     alice, bob, types, alice_party
 ):
+    table = table_create(gm=alice, name="Alone")
     rival = make_team(bob, types, "Rival", visibility="public", rank=3)
     before = {m.pk: m.rank for m in Memeyori.objects.all()}
     for seed in range(40):
-        battle = run(alice, alice_party, rival, seed=seed, counts_for_growth=True)
+        battle = run(alice, alice_party, rival, seed=seed, counts_for_growth=True, table=table)
         if battle.winner is not None and battle.log["result"]["growth"]:
             break
     assert battle.growth_applied, "some seed gives a decisive battle"
@@ -285,16 +288,58 @@ def test_growth_raises_only_the_runners_memeyori_in_the_same_transaction(
     grown = {g["memeyori"] for g in battle.growth_applied}
     for pk, m in after.items():
         if m.owner == bob:
-            assert m.rank == 3  # R10 grants it, but it is not alice's to change
+            assert m.rank == 3  # R10 grants it, but bob does not sit at the table
         elif str(m.code) in grown:
             assert m.rank == before[pk] + 1
+    # Each owner's history says what grew, from which battle.
+    history = Growth.objects.filter(owner=alice)
+    assert {str(g.memeyori.code) for g in history} == grown
+    assert {g.battle_id for g in history} == {battle.pk}
     # History does not move: the snapshot keeps the Rank the battle was fought at.
     assert {row["rank"] for row in battle.snapshot["sides"][0]["memeyori"]} == {1}
+
+
+def test_only_the_tables_gm_marks_a_battle_as_counting(client, alice, bob, types, alice_party):
+    table = table_create(gm=alice, name="Sunday")
+    TableMembership.objects.create(table=table, user=bob)
+    rival = make_team(bob, types, "Rival", visibility="tables", rank=1)
+    battle = next(
+        b
+        for seed in range(40)
+        if (b := run(bob, rival, alice_party_shared(alice_party), seed=seed, table=table)).log[
+            "result"
+        ]["growth"]
+    )
+    client.force_login(bob)
+    assert client.post(f"{battle.get_absolute_url()}growth/").status_code == 404
+    battle.refresh_from_db()
+    assert not battle.counts_for_growth and not Growth.objects.exists()
+    client.force_login(alice)
+    assert client.post(f"{battle.get_absolute_url()}growth/").status_code == 302
+    battle.refresh_from_db()
+    assert battle.counts_for_growth and battle.growth_applied
+    # Both members' Memeyori grow in their own collections.
+    owners = set(Growth.objects.values_list("owner__username", flat=True))
+    for growth in Growth.objects.select_related("memeyori"):
+        assert growth.memeyori.owner_id == growth.owner_id
+        assert growth.memeyori.rank == growth.rank_after
+    assert owners and owners <= {"alice", "bob"}
+    # Twice is refused, and nothing grows again.
+    count = Growth.objects.count()
+    client.post(f"{battle.get_absolute_url()}growth/")
+    assert Growth.objects.count() == count
+
+
+def alice_party_shared(party):
+    party.visibility = "tables"
+    party.save(update_fields=["visibility"])
+    return party
 
 
 def test_a_battle_that_fails_half_way_leaves_nothing_behind(
     alice, bob, types, alice_party, monkeypatch
 ):
+    table = table_create(gm=alice, name="Alone")
     rival = make_team(bob, types, "Rival", visibility="public", rank=3)
 
     def broken(**kwargs):
@@ -303,19 +348,18 @@ def test_a_battle_that_fails_half_way_leaves_nothing_behind(
 
     monkeypatch.setattr(services, "_apply_growth", broken)
     with pytest.raises(RuntimeError):
-        run(alice, alice_party, rival, counts_for_growth=True)
+        run(alice, alice_party, rival, counts_for_growth=True, table=table)
     assert not Battle.objects.exists()
     assert set(Memeyori.objects.filter(owner=alice).values_list("rank", flat=True)) == {1}
 
 
-def test_a_party_against_itself_grows_each_memeyori_once(alice, types):
+def test_it_refuses_growth_for_a_party_against_itself(alice, types):
+    table = table_create(gm=alice, name="Alone")
     party = make_team(alice, types, "Mirror")
-    for seed in range(40):
-        battle = run(alice, party, party, seed=seed, counts_for_growth=True)
-        if battle.growth_applied:
-            break
-    assert len(battle.log["result"]["growth"]) > len(battle.growth_applied)
-    assert set(Memeyori.objects.values_list("rank", flat=True)) <= {1, 2}
+    with pytest.raises(ValidationError, match="against itself"):
+        run(alice, party, party, counts_for_growth=True, table=table)
+    assert not Battle.objects.exists()
+    assert set(Memeyori.objects.values_list("rank", flat=True)) == {1}
 
 
 def test_the_viewer_shows_portrait_thumbnails_or_a_type_placeholder(client, alice, types):
