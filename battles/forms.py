@@ -99,3 +99,9 @@ class ShareForm(forms.Form):
     )
     visibility = forms.ChoiceField(choices=BattleVisibility.choices, required=False)
     show_result = forms.BooleanField(required=False)
+
+
+class PresentForm(forms.Form):
+    action = forms.ChoiceField(choices=[("start", "start"), ("step", "step"), ("stop", "stop")])
+    round = forms.IntegerField(min_value=0, required=False)
+    step = forms.IntegerField(min_value=0, required=False)

@@ -119,3 +119,29 @@ class Growth(models.Model):
 
     def __str__(self):
         return f"{self.memeyori}: Rank {self.rank_before} -> {self.rank_after}"
+
+
+class Presentation(models.Model):
+    """Someone steps through a battle for a group; followers poll for the presented step.
+
+    The step's viewer is rendered once per step, here, so that followers only read it:
+    `html` links back to the battle's own page (for members), `html_shared` to its share
+    link (for visitors). Each poll token hands out one of them and dies with the
+    presentation, so a follower of a stopped one gets a 404.
+    """
+
+    battle = models.OneToOneField(Battle, on_delete=models.CASCADE, related_name="presentation")
+    presenter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="presentations"
+    )
+    token = models.CharField(max_length=64, unique=True, default=new_share_token)
+    token_shared = models.CharField(max_length=64, unique=True, default=new_share_token)
+    round = models.PositiveSmallIntegerField(default=0)
+    step = models.PositiveSmallIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0)
+    html = models.TextField(blank=True)
+    html_shared = models.TextField(blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"{self.battle} presented by {self.presenter}"

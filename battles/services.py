@@ -10,7 +10,7 @@ from cards.models import Memeyori, Party, Table, TableMembership, visible_to
 
 from .engine.run import simulate
 from .engine.state import round_frames
-from .models import Battle, BattleVisibility, Growth, new_share_token
+from .models import Battle, BattleVisibility, Growth, Presentation, new_share_token
 from .snapshot import battle_snapshot
 
 SEED_MAX = 2**32 - 1
@@ -180,3 +180,58 @@ def battle_share_revoke(*, battle: Battle) -> Battle:
         battle.share_token = None
         battle.save(update_fields=["share_token"])
     return battle
+
+
+def may_present(battle: Battle, user) -> bool:
+    """The owner, or anyone who sits at the battle's table."""
+    if not user.is_authenticated:
+        return False
+    if battle.owner_id == user.pk:
+        return True
+    return (
+        battle.table_id is not None
+        and TableMembership.objects.filter(table_id=battle.table_id, user=user).exists()
+    )
+
+
+def presentation_start(
+    *, battle: Battle, by, round_no: int, step: int, html: str, html_shared: str
+):
+    """Start presenting, with new poll tokens. Ruling: the table's GM (or, away from a
+    table, the owner) may take over a running presentation; other members wait for it to
+    stop."""
+    if not may_present(battle, by):
+        raise ValidationError("Only the owner or a member of the battle's table can present it.")
+    with transaction.atomic():
+        current = Presentation.objects.select_for_update().filter(battle=battle).first()
+        lead = battle.table.gm_id if battle.table_id else battle.owner_id
+        if current and by.pk not in (current.presenter_id, lead):
+            raise ValidationError(f"{current.presenter.username} is presenting this battle.")
+        if current:
+            current.delete()
+        return Presentation.objects.create(
+            battle=battle, presenter=by, round=round_no, step=step, version=1,
+            html=html, html_shared=html_shared,
+        )  # fmt: skip
+
+
+def presentation_move(*, battle: Battle, by, round_no: int, step: int, html: str, html_shared: str):
+    """The presenter's new step: followers see it on their next poll."""
+    with transaction.atomic():
+        moved = Presentation.objects.filter(battle=battle, presenter=by).update(
+            round=round_no, step=step, version=F("version") + 1, html=html,
+            html_shared=html_shared,
+        )  # fmt: skip
+    if not moved:
+        raise ValidationError("You are not presenting this battle.")
+
+
+def presentation_stop(*, battle: Battle, by) -> None:
+    lead = battle.table.gm_id if battle.table_id else battle.owner_id
+    with transaction.atomic():
+        current = Presentation.objects.filter(battle=battle).first()
+        if current is None:
+            return
+        if by.pk not in (current.presenter_id, lead):
+            raise ValidationError(f"{current.presenter.username} is presenting this battle.")
+        current.delete()

@@ -3,8 +3,16 @@ from pathlib import Path
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.db.models import Q
+from django.http import (
+    Http404,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotModified,
+    JsonResponse,
+)
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -12,8 +20,8 @@ from django.views.decorators.vary import vary_on_headers
 from cards.models import visible_to
 
 from . import og, viewer
-from .forms import BattleForm, ShareForm, ViewerForm
-from .models import Battle, BattleVisibility
+from .forms import BattleForm, PresentForm, ShareForm, ViewerForm
+from .models import Battle, BattleVisibility, Presentation
 from .services import (
     battle_count_for_growth,
     battle_run,
@@ -21,6 +29,10 @@ from .services import (
     battle_set_visibility,
     battle_share_regenerate,
     battle_share_revoke,
+    may_present,
+    presentation_move,
+    presentation_start,
+    presentation_stop,
 )
 
 PROTOCOL_FILE = Path(__file__).parent / "engine" / "PROTOCOL.md"
@@ -96,28 +108,36 @@ def battle_new(request):
     return render(request, "battles/new.html", {"form": form}, status=400 if form.errors else 200)
 
 
-def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
-    form = ViewerForm(request.GET)
-    if not form.is_valid():
-        return HttpResponseBadRequest("round and step must be whole numbers, 0 or more.")
+def viewer_context(battle: Battle, base_url: str, round_no, step) -> dict:
+    """What the #viewer partial needs at a position; the same for every reader."""
     log, frames = battle.log, battle.frames
-    round_no, step = viewer.clamp_position(
-        log, frames, form.cleaned_data["round"], form.cleaned_data["step"]
-    )
+    round_no, step = viewer.clamp_position(log, frames, round_no, step)
     view = viewer.build(log, frames, battle.snapshot.get("types", {}), round_no, step)
     links = {
         name: (f"{base_url}?round={pos[0]}&step={pos[1]}" if pos else None)
         for name, pos in viewer.nav(view, frames, log).items()
     }
-    template = "battles/viewer.html"
-    if request.htmx:
-        template += "#viewer"
-    context = {
+    return {
         "battle": battle,
         "view": view,
         "links": links,
         "base_url": base_url,
         "rounds": range(view["last_round"] + 1),
+    }
+
+
+def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
+    form = ViewerForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("round and step must be whole numbers, 0 or more.")
+    context = viewer_context(
+        battle, base_url, form.cleaned_data["round"], form.cleaned_data["step"]
+    )
+    template = "battles/viewer.html"
+    if request.htmx:
+        template += "#viewer"
+    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
+    context |= {
         "shared": shared,
         "is_owner": request.user.is_authenticated and battle.owner_id == request.user.pk,
         "og_url": request.build_absolute_uri(
@@ -127,7 +147,16 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
         ),
         "share_url": request.build_absolute_uri(battle.share_url()) if battle.share_url() else "",
         "visibility_choices": BattleVisibility.choices,
-        "follow_url": "",
+        "follow_url": (
+            reverse("battle_shared_follow", kwargs={"token": battle.share_token})
+            if shared
+            else reverse("battle_follow", kwargs={"code": battle.code})
+        ),
+        "presentation": presentation,
+        "can_present": not shared and may_present(battle, request.user),
+        "is_presenter": (
+            not shared and presentation is not None and presentation.presenter_id == request.user.pk
+        ),
         "can_count_growth": (
             not shared
             and request.user.is_authenticated
@@ -235,6 +264,108 @@ def battle_growth(request, code):
             else "This battle counts for growth; no Memeyori gained a Rank.",
         )
     return redirect(battle)
+
+
+def _presented_html(battle: Battle, round_no: int, step: int) -> tuple[str, str]:
+    """The step as followers see it: for members (links to the battle's page) and for
+    visitors of the share link (links to it), rendered once here for every follower."""
+    template = "battles/viewer.html#viewer"
+    html = render_to_string(
+        template, viewer_context(battle, battle.get_absolute_url(), round_no, step)
+    )
+    shared = battle.share_url()
+    html_shared = (
+        render_to_string(template, viewer_context(battle, shared, round_no, step)) if shared else ""
+    )
+    return html, html_shared
+
+
+@require_POST
+@login_required
+def battle_present(request, code):
+    """Start, move or stop a presentation. With htmx (the presenter's own steps) a 204; as
+    a plain form, back to the battle at the presented step."""
+    battle = _get_battle_for_user(request, code)
+    if not may_present(battle, request.user):
+        raise Http404
+    form = PresentForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Unknown presenter action.")
+    action = form.cleaned_data["action"]
+    round_no, step = viewer.clamp_position(
+        battle.log, battle.frames, form.cleaned_data["round"], form.cleaned_data["step"]
+    )
+    try:
+        if action == "stop":
+            presentation_stop(battle=battle, by=request.user)
+            if not request.htmx:
+                messages.success(request, "You stopped presenting.")
+        else:
+            html, html_shared = _presented_html(battle, round_no, step)
+            service = presentation_start if action == "start" else presentation_move
+            service(
+                battle=battle, by=request.user, round_no=round_no, step=step, html=html,
+                html_shared=html_shared,
+            )  # fmt: skip
+            if action == "start" and not request.htmx:
+                messages.success(request, "You are presenting: followers see your step.")
+    except ValidationError as e:
+        if request.htmx:
+            return HttpResponse("; ".join(e.messages), status=409, content_type="text/plain")
+        messages.error(request, "; ".join(e.messages))
+    if request.htmx:
+        return HttpResponse(status=204)
+    return redirect(f"{battle.get_absolute_url()}?round={round_no}&step={step}")
+
+
+def _follow_answer(presentation, token_field: str, shared: bool) -> JsonResponse:
+    if presentation is None:
+        return JsonResponse({"poll": None})
+    url = reverse("battle_presented", kwargs={"token": getattr(presentation, token_field)})
+    return JsonResponse({"poll": url, "presenter": presentation.presenter.username})
+
+
+@require_GET
+def battle_follow(request, code):
+    """Where a member polls the presented step (a token that dies with the presentation)."""
+    battle = _get_battle_for_user(request, code)
+    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
+    return _follow_answer(presentation, "token", shared=False)
+
+
+@require_GET
+def shared_follow(request, token):
+    battle = _get_shared_battle(token)
+    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
+    return _follow_answer(presentation, "token_shared", shared=True)
+
+
+@require_GET
+def battle_presented(request, token):
+    """The followers' poll, built to be cheap: one small query and a 304 while the
+    presenter has not moved; the step's HTML was rendered once, when the presenter moved.
+    No session is read, so a poll costs no more than its one query."""
+    row = (
+        Presentation.objects.filter(Q(token=token) | Q(token_shared=token))
+        .values_list("pk", "version", "token", "battle__share_token", "battle__visibility")
+        .first()
+    )
+    if not token or row is None:
+        raise Http404
+    pk, version, member_token, share_token, visibility = row
+    shared = member_token != token
+    if shared and (not share_token or visibility == BattleVisibility.PRIVATE):
+        raise Http404  # the share link was revoked: its followers stop with it
+    etag = f'"{version}{"s" if shared else "m"}"'
+    if request.headers.get("If-None-Match") == etag:
+        response = HttpResponseNotModified()
+    else:
+        field = "html_shared" if shared else "html"
+        html = Presentation.objects.filter(pk=pk).values_list(field, flat=True).first() or ""
+        response = HttpResponse(html)
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    return response
 
 
 @require_GET

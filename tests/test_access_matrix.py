@@ -10,10 +10,10 @@ same 404 as a code that never existed; a crafted POST by someone else changes no
 import pytest
 from django.core import serializers
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 
 from battles import services as battle_services
-from battles.models import Battle
+from battles.models import Battle, Presentation
 from cards.models import Archon, Card, Memeyori, Party, PartySlot, Table, TableMembership
 from cards.services import party_set_memeyori
 from cards.tables.services import table_create, table_invite_open, table_invite_revoke
@@ -25,6 +25,7 @@ OWNER = "owner"  # owner only, for reading and for writing
 SHARED = "shared"  # anyone holding the token, no account needed
 MEMBER = "member"  # anyone who sits at the table
 INVITE = "invite"  # any logged-in player holding the invite token
+POLL = "poll"  # anyone holding a presentation's poll token, until it stops
 
 # url name -> (rule, method the owner's happy path uses, status the owner gets)
 RULES = {
@@ -54,6 +55,10 @@ RULES = {
     "battle_shared_log": (SHARED, "GET", 200),
     "battle_shared_og": (SHARED, "GET", 200),
     "battle_growth": (OWNER, "POST", 302),
+    "battle_present": (MEMBER, "POST", 302),
+    "battle_follow": (VIEW, "GET", 200),
+    "battle_shared_follow": (SHARED, "GET", 200),
+    "battle_presented": (POLL, "GET", 200),
     "table": (MEMBER, "GET", 200),
     "table_leave": (MEMBER, "POST", 302),
     "table_invite": (OWNER, "POST", 302),
@@ -62,6 +67,8 @@ RULES = {
     "table_print": (OWNER, "GET", 400),
     "table_join": (INVITE, "GET", 302),
 }
+# A URL whose happy path needs another action than the shared payload's.
+PAYLOAD_FOR = {"battle_present": {"action": "start"}}
 # What carol, who sits at alice's table, may do where alice shares with "my tables".
 MEMBER_READS = {VIEW, MEMBER}
 OBJECT_KWARGS = {"code", "card", "token"}
@@ -102,6 +109,7 @@ def world(alice, types):
         owner=alice, party_a=party, party_b=other, seed=3, table=table
     )
     battle = battle_services.battle_set_visibility(battle=battle, visibility="unlisted")
+    Presentation.objects.create(battle=battle, presenter=alice, html='<section id="viewer">')
     # A complete, valid post for every form: a missing ownership check would save it.
     payload = {
         "name": "Pwned", "type": types["Shade"].pk, "rank": 6, "strength": 20, "endurance": 20,
@@ -132,6 +140,9 @@ def urls_for(name: str, world) -> list[str]:
         return [reverse(name, kwargs={"code": world["party"].code})]
     if name.startswith("battle_shared"):
         return [reverse(name, kwargs={"token": battle.share_token})]
+    if name == "battle_presented":
+        p = battle.presentation
+        return [reverse(name, kwargs={"token": t}) for t in (p.token, p.token_shared)]
     if name == "table_join":
         return [reverse(name, kwargs={"token": world["table"].invite_token})]
     if name.startswith("table"):
@@ -143,12 +154,14 @@ def stored_state() -> str:
     rows = [
         *Memeyori.objects.all(), *Archon.objects.all(), *Card.objects.all(),
         *Party.objects.all(), *PartySlot.objects.all(), *Battle.objects.all(),
-        *Table.objects.all(), *TableMembership.objects.all(),
+        *Table.objects.all(), *TableMembership.objects.all(), *Presentation.objects.all(),
     ]  # fmt: skip
     return serializers.serialize("json", rows)
 
 
 def request(client: Client, method: str, url: str, data: dict):
+    name = resolve(url).url_name
+    data = {**data, **PAYLOAD_FOR.get(name, {})}
     return client.post(url, data) if method == "POST" else client.get(url)
 
 
@@ -162,7 +175,7 @@ def test_the_owner_can_use_every_url(client, alice, world, name):
 
 
 @pytest.mark.parametrize(
-    "name", sorted(n for n, (rule, *_) in RULES.items() if rule not in (SHARED, INVITE))
+    "name", sorted(n for n, (rule, *_) in RULES.items() if rule not in (SHARED, INVITE, POLL))
 )
 @pytest.mark.parametrize("who", ["bob", "anonymous"])
 def test_others_get_a_404_and_change_nothing(client, bob, world, name, who):
@@ -269,3 +282,15 @@ def test_an_invite_lets_a_player_join_until_it_is_revoked(client, bob, world):
     assert client.get(url).status_code == 404
     assert client.post(url).status_code == 404
     assert not TableMembership.objects.filter(user=bob).exists()
+
+
+def test_a_presentation_poll_answers_anyone_with_its_token_until_it_stops(client, alice, world):
+    member_url, visitor_url = urls_for("battle_presented", world)
+    first = client.get(visitor_url)
+    assert first.status_code == 200
+    assert client.get(visitor_url, headers={"If-None-Match": first["ETag"]}).status_code == 304
+    battle_services.battle_share_revoke(battle=world["battle"])
+    assert client.get(visitor_url).status_code == 404  # the share link's followers stop
+    assert client.get(member_url).status_code == 200
+    battle_services.presentation_stop(battle=world["battle"], by=alice)
+    assert client.get(member_url).status_code == 404

@@ -4,6 +4,7 @@
 // stay hidden without it.
 (function () {
   "use strict";
+  document.documentElement.classList.add("js");
   var controls = document.querySelector("[data-viewer-controls]");
   if (!controls) return;
   controls.hidden = false;
