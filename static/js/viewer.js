@@ -50,11 +50,16 @@
     if (bar) { bar.focus({ preventScroll: true }); }
   }
 
+  // Only requests that replace the viewer count; the presenter's position posts do not.
+  function aimsAtViewer(event) {
+    var target = event.detail && event.detail.target;
+    return (target && target.id === "viewer") || (event.target && event.target.id === "viewer");
+  }
   document.body.addEventListener("htmx:beforeRequest", function (event) {
-    if (event.target && event.target.closest && event.target.closest("#viewer")) busy = true;
+    if (aimsAtViewer(event)) busy = true;
   });
   document.body.addEventListener("htmx:afterSettle", function (event) {
-    if (!event.target || event.target.id !== "viewer") return;
+    if (!aimsAtViewer(event)) return;
     busy = false;
     restoreFocus();
     showCurrent();
