@@ -148,7 +148,7 @@
   var etag = null;
   var following = false;
   var pollTimer = null;
-  var POLL_MS = 700;
+  var POLL_MS = 800;
 
   function setFollowing(on, message) {
     following = on;
