@@ -440,3 +440,27 @@ def test_controls_that_need_javascript_are_hidden_without_it(client, alice, alic
     html = client.get(battle.get_absolute_url()).content.decode()
     assert '<div class="viewer-controls" data-viewer-controls hidden>' in html
     assert "Skip to the result" in html
+
+
+def test_it_refuses_growth_at_a_table_from_a_member_who_is_not_its_gm(
+    client, alice, bob, types, alice_party, bob_party
+):
+    table = table_create(gm=alice, name="Sunday")
+    TableMembership.objects.create(table=table, user=bob)
+    client.force_login(bob)
+    response = client.post(
+        "/battles/new/",
+        {
+            "party_a": bob_party.code,
+            "party_b": bob_party.code,
+            "seed": 1,
+            "policy_a": "greedy",
+            "policy_b": "greedy",
+            "visibility": "private",
+            "table": table.code,
+            "counts_for_growth": "on",
+        },  # fmt: skip
+    )
+    assert response.status_code == 400
+    assert "Only the table's GM" in response.context["form"].errors["counts_for_growth"][0]
+    assert not Battle.objects.exists()

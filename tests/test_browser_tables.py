@@ -179,6 +179,15 @@ def test_the_viewer_keeps_focus_and_scrolls_to_the_current_event(_browser, live_
         page.keyboard.press("ArrowRight")
         expect(viewer).to_have_attribute("data-step", "6")
         assert page.evaluate("document.activeElement.dataset.action") == "play"
+        # Space on the focused Play button toggles once, not twice (key and click).
+        play = page.locator("[data-action=play]")
+        page.keyboard.press(" ")
+        expect(play).to_have_attribute("aria-pressed", "true")
+        page.keyboard.press(" ")
+        expect(play).to_have_attribute("aria-pressed", "false")
+        page.goto(live_server.url + battle.get_absolute_url() + "?round=1&step=6")
+        play = page.locator("[data-action=play]")
+        play.focus()
         # Round navigation lands on the round's first event.
         page.keyboard.press("PageDown")
         expect(viewer).to_have_attribute("data-round", "2")
