@@ -130,6 +130,26 @@ def test_a_gm_and_a_player_share_battle_grow_and_watch_together(_browser, live_s
     expect(follower).to_have_attribute("data-step", "2", timeout=3_000)
     screenshot(player, "tables-06-phone-following-again")
 
+    # A visitor without an account follows through the unlisted share link.
+    gm.locator("#visibility").select_option("unlisted")
+    gm.locator(".share").get_by_role("button", name="Save").first.click()
+    expect(gm.locator(".messages")).to_contain_text("Unlisted")
+    share = gm.locator(".share a[href*='/battles/s/']").get_attribute("href")
+    gm.locator("h1").click()
+    gm.keyboard.press("PageDown")
+    expect(viewer).to_have_attribute("data-round", "1")
+    expect(viewer).to_have_attribute("data-step", "1")
+    visitor = _browser.new_context(**PHONE).new_page()
+    visitor.goto(f"{share if share.startswith('http') else url + share}?follow=1")
+    watched = visitor.locator("#viewer")
+    expect(watched).to_have_attribute("data-round", "1", timeout=3_000)
+    expect(watched).to_have_attribute("data-step", "1", timeout=3_000)
+    gm.keyboard.press("ArrowRight")
+    expect(watched).to_have_attribute("data-step", "2", timeout=3_000)
+    assert "/battles/s/" in visitor.locator("#viewer a[data-nav=next]").get_attribute("href")
+    screenshot(visitor, "tables-08-phone-visitor-following")
+    visitor.context.close()
+
     # The player sees what grew, when, and from which battle.
     player.goto(url + "/tables/")
     if (
