@@ -1,5 +1,7 @@
 from django import forms
 
+from cards.models import Table
+
 from .engine.policies import POLICIES
 from .models import BattleVisibility
 from .services import SEED_MAX, growth_refusal, parties_for, random_seed
@@ -27,11 +29,20 @@ class BattleForm(forms.Form):
     )
     policy_a = forms.ChoiceField(choices=POLICY_CHOICES, initial="greedy", label="Side A plays")
     policy_b = forms.ChoiceField(choices=POLICY_CHOICES, initial="greedy", label="Side B plays")
+    table = forms.ModelChoiceField(
+        queryset=None,
+        to_field_name="code",
+        required=False,
+        empty_label="Not at a table",
+        label="At a table",
+        help_text="Its members can watch it. Only its GM can make it count for growth.",
+    )
     counts_for_growth = forms.BooleanField(
         required=False,
         label="Counts for growth",
-        help_text="With a winner, your Memeyori that fought gain a Rank against equal or "
-        "stronger opponents (R10). Only with one of your own parties.",
+        help_text="With a winner, the Memeyori that fought gain a Rank against equal or "
+        "stronger opponents (R10), each in its owner's own collection. The table's GM's "
+        "call: outside a table no battle counts.",
     )
     visibility = forms.ChoiceField(
         choices=BattleVisibility.choices, initial=BattleVisibility.PRIVATE
@@ -43,6 +54,9 @@ class BattleForm(forms.Form):
         parties = parties_for(user).order_by("name", "pk")
         self.fields["party_a"].queryset = parties
         self.fields["party_b"].queryset = parties
+        self.fields["table"].queryset = Table.objects.filter(memberships__user=user).order_by(
+            "name", "pk"
+        )
         if not self.is_bound:
             self.initial.setdefault("seed", random_seed())
 
@@ -52,21 +66,20 @@ class BattleForm(forms.Form):
         for field, party in (("party_a", a), ("party_b", b)):
             if party is not None and not party.slots.exists():
                 self.add_error(field, "This party has no Memeyori; a party needs one to battle.")
-        if (
-            data.get("counts_for_growth")
-            and a
-            and b
-            and self.user.pk
-            not in (
-                a.owner_id,
-                b.owner_id,
-            )
-        ):
-            self.add_error(
-                "counts_for_growth", "Growth counts only in a battle with one of your own parties."
-            )
-        elif data.get("counts_for_growth") and a and b and (refusal := growth_refusal(a, b)):
-            self.add_error("counts_for_growth", refusal)
+        if data.get("counts_for_growth"):
+            table = data.get("table")
+            if table is None:
+                self.add_error(
+                    "counts_for_growth",
+                    "Outside a table no battle counts for growth: choose a table "
+                    "(a table of one will do).",
+                )
+            elif table.gm_id != self.user.pk:
+                self.add_error(
+                    "counts_for_growth", "Only the table's GM can make a battle count for growth."
+                )
+            elif a and b and (refusal := growth_refusal(a, b)):
+                self.add_error("counts_for_growth", refusal)
         return data
 
 
@@ -79,6 +92,18 @@ class ViewerForm(forms.Form):
 
 class ShareForm(forms.Form):
     action = forms.ChoiceField(
-        choices=[("visibility", "visibility"), ("regenerate", "regenerate"), ("revoke", "revoke")]
+        choices=[
+            ("visibility", "visibility"),
+            ("regenerate", "regenerate"),
+            ("revoke", "revoke"),
+            ("show_result", "show_result"),
+        ]
     )
     visibility = forms.ChoiceField(choices=BattleVisibility.choices, required=False)
+    show_result = forms.BooleanField(required=False)
+
+
+class PresentForm(forms.Form):
+    action = forms.ChoiceField(choices=[("start", "start"), ("step", "step"), ("stop", "stop")])
+    round = forms.IntegerField(min_value=0, required=False)
+    step = forms.IntegerField(min_value=0, required=False)

@@ -44,6 +44,10 @@ class Battle(models.Model):
     policy_a = models.CharField(max_length=16, choices=POLICY_CHOICES, default="greedy")
     policy_b = models.CharField(max_length=16, choices=POLICY_CHOICES, default="greedy")
     counts_for_growth = models.BooleanField(default=False)
+    # Run at a table: its members may watch, and only its GM may make it count for growth.
+    table = models.ForeignKey(
+        "cards.Table", null=True, blank=True, on_delete=models.SET_NULL, related_name="battles"
+    )
     log = models.JSONField()
     # The rules version that wrote the log (battles.engine.battle.ENGINE_VERSION): 1 for
     # /1 logs (equal Initiative in waves), 2 for /2 (R9.3 groups). Replays compare only
@@ -60,6 +64,8 @@ class Battle(models.Model):
     )
     # None when no link is issued (or it was revoked): the share view then 404s.
     share_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    # Off: headers, lists, share pages and the preview image keep the winner a surprise.
+    show_result = models.BooleanField("show the result in previews", default=False)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -74,6 +80,21 @@ class Battle(models.Model):
         name = self.name_a if self.winner == 0 else self.name_b
         return f"{name} wins in {self.rounds} rounds"
 
+    @property
+    def rounds_text(self) -> str:
+        return f"{self.rounds} round" + ("" if self.rounds == 1 else "s")
+
+    @property
+    def preview_text(self) -> str:
+        """What a list, a header or a preview says before anyone has watched to the end."""
+        if self.show_result:
+            return self.result_text
+        return f"{self.name_a} vs {self.name_b}, {self.rounds_text}"
+
+    @property
+    def list_result(self) -> str:
+        return self.result_text if self.show_result else self.rounds_text
+
     def get_absolute_url(self):
         return reverse("battle", kwargs={"code": self.code})
 
@@ -81,3 +102,51 @@ class Battle(models.Model):
         if not self.share_token or self.visibility == BattleVisibility.PRIVATE:
             return None
         return reverse("battle_shared", kwargs={"token": self.share_token})
+
+
+class Growth(models.Model):
+    """One Rank gained by one live Memeyori from one battle (R10), for its owner's history."""
+
+    battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="growths")
+    memeyori = models.ForeignKey("cards.Memeyori", on_delete=models.CASCADE, related_name="growths")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="growths"
+    )
+    rank_before = models.PositiveSmallIntegerField()
+    rank_after = models.PositiveSmallIntegerField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["battle", "memeyori"], name="one_growth_per_battle")
+        ]
+
+    def __str__(self):
+        return f"{self.memeyori}: Rank {self.rank_before} -> {self.rank_after}"
+
+
+class Presentation(models.Model):
+    """Someone steps through a battle for a group; followers poll for the presented step.
+
+    The step's viewer is rendered once per step, here, so that followers only read it:
+    `html` links back to the battle's own page (for members), `html_shared` to its share
+    link (for visitors). Each poll token hands out one of them and dies with the
+    presentation, so a follower of a stopped one gets a 404.
+    """
+
+    battle = models.OneToOneField(Battle, on_delete=models.CASCADE, related_name="presentation")
+    presenter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="presentations"
+    )
+    token = models.CharField(max_length=64, unique=True, default=new_share_token)
+    token_shared = models.CharField(max_length=64, unique=True, default=new_share_token)
+    round = models.PositiveSmallIntegerField(default=0)
+    step = models.PositiveSmallIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0)
+    html = models.TextField(blank=True)
+    html_shared = models.TextField(blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"{self.battle} presented by {self.presenter}"

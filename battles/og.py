@@ -64,8 +64,9 @@ def inputs(battle) -> dict:
     return {
         "sides": sides,
         "colours": {name: types.get(name, {}).get("colour") for name in sorted(used)},
-        "winner": log["result"]["winner"],
-        "rounds": log["result"]["rounds"],
+        # The winner only when the owner chose to show it: a preview must not spoil the watch.
+        "winner": log["result"]["winner"] if battle.show_result else None,
+        "verdict": battle.list_result,
         "seed": log["seed"],
     }
 
@@ -98,10 +99,7 @@ def paint(data: dict) -> bytes:
             draw.text((x + 40, y), line, font=f, fill=INK)
             y += 42
     draw.line((half, 110, half, HEIGHT - 100), fill=(200, 196, 215), width=3)
-    if data["winner"] is None:
-        verdict = f"Draw after {data['rounds']} rounds"
-    else:
-        verdict = f"{data['sides'][data['winner']]['name']} wins in {data['rounds']} rounds"
+    verdict = data["verdict"]
     draw.rectangle((0, HEIGHT - 80, WIDTH, HEIGHT), fill=INK)
     line, f = _fit(draw, f"{verdict} · seed {data['seed']}", 34, WIDTH - 80, bold=True)
     draw.text((40, HEIGHT - 62), line, font=f, fill=(255, 255, 255))

@@ -6,12 +6,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
-from cards.models import Memeyori, Party, Visibility, visible_to
+from cards.models import Memeyori, Party, Table, TableMembership, visible_to
 
 from .engine.battle import ENGINE_VERSION
 from .engine.run import simulate
 from .engine.state import round_frames
-from .models import Battle, BattleVisibility, new_share_token
+from .models import Battle, BattleVisibility, Growth, Presentation, new_share_token
 from .snapshot import battle_snapshot
 
 SEED_MAX = 2**32 - 1
@@ -22,7 +22,8 @@ def random_seed() -> int:
 
 
 def parties_for(user):
-    """Parties a user may send into battle: their own and anyone's public ones."""
+    """Parties a user may send into battle: any they may see (their own, their tables',
+    public ones)."""
     return Party.objects.filter(visible_to(user)).select_related("owner")
 
 
@@ -58,14 +59,16 @@ def battle_run(
     policy_b: str = "greedy",
     counts_for_growth: bool = False,
     visibility: str = BattleVisibility.PRIVATE,
+    table: Table | None = None,
 ) -> Battle:
-    """Run a battle and save it with its R10 growth: the whole record or nothing."""
-    for party in (party_a, party_b):
-        if party.owner_id != owner.pk and party.visibility != Visibility.PUBLIC:
-            raise ValidationError("You can only battle with your own parties or public ones.")
-    if counts_for_growth and owner.pk not in (party_a.owner_id, party_b.owner_id):
-        # Ruling: growth changes live Memeyori, so only someone who owns one side may ask.
-        raise ValidationError("Growth counts only in a battle with one of your own parties.")
+    """Run a battle and save it, with its R10 growth when it counts: the whole or nothing."""
+    visible = set(
+        parties_for(owner).filter(pk__in=[party_a.pk, party_b.pk]).values_list("pk", flat=True)
+    )
+    if {party_a.pk, party_b.pk} - visible:
+        raise ValidationError("You can only battle with parties you can see.")
+    if table is not None and not table.memberships.filter(user=owner).exists():
+        raise ValidationError("You can only run a battle at a table you sit at.")
     if counts_for_growth and (refusal := growth_refusal(party_a, party_b)):
         raise ValidationError(refusal)
     with transaction.atomic():
@@ -84,7 +87,6 @@ def battle_run(
             seed=seed,
             policy_a=policy_a,
             policy_b=policy_b,
-            counts_for_growth=counts_for_growth,
             log=log,
             engine_version=ENGINE_VERSION,
             frames=round_frames(log),
@@ -92,33 +94,80 @@ def battle_run(
             rounds=log["result"]["rounds"],
             visibility=visibility,
             share_token=None if visibility == BattleVisibility.PRIVATE else new_share_token(),
+            table=table,
         )
         if counts_for_growth:
-            battle.growth_applied = _apply_growth(owner=owner, snap=snap, log=log)
-            battle.save(update_fields=["growth_applied"])
+            battle = battle_count_for_growth(battle=battle, by=owner)
     return battle
 
 
-def _apply_growth(*, owner, snap: dict, log: dict) -> list[dict]:
-    """R10 on the live rows. Ruling: only the runner's own Memeyori grow; nobody changes
-    what is not theirs, and the log still says what the rules granted."""
+def growth_call_refusal(battle: Battle, by) -> str | None:
+    """Why `by` may not make this stored battle count for growth (R10), or None when they
+    may. The sides are judged by the battle's snapshot, as they fought, not by the parties
+    as they are now (`growth_refusal` judges those before a battle is run)."""
+    if battle.table_id is None:
+        return (
+            "Outside a table no battle counts for growth: run it at a table "
+            "(a table of one will do)."
+        )
+    if battle.table.gm_id != by.pk:
+        return "Only the table's GM can make a battle count for growth."
+    if battle.counts_for_growth:
+        return "This battle already counts for growth."
+    sides = [{row["code"] for row in side["memeyori"]} for side in battle.snapshot["sides"]]
+    if battle.party_a_id is not None and battle.party_a_id == battle.party_b_id:
+        return "A party against itself never counts for growth (R10)."
+    if sides[0] & sides[1]:
+        return "A Memeyori on both sides: a battle between them never counts for growth (R10)."
+    return None
+
+
+def battle_count_for_growth(*, battle: Battle, by) -> Battle:
+    """The GM's call (R10): the battle counts, and each Memeyori the rules grant a Rank to
+    gains it, if its owner still sits at the table. Nobody's else's rows change."""
+    refusal = growth_call_refusal(battle, by)
+    if refusal:
+        raise ValidationError(refusal)
+    with transaction.atomic():
+        battle = Battle.objects.select_for_update().get(pk=battle.pk)
+        if battle.counts_for_growth:
+            raise ValidationError("This battle already counts for growth.")
+        battle.counts_for_growth = True
+        battle.growth_applied = _apply_growth(battle=battle)
+        battle.save(update_fields=["counts_for_growth", "growth_applied"])
+    return battle
+
+
+def _apply_growth(*, battle: Battle) -> list[dict]:
+    """R10 on the live rows of the table's members: each owner's own Memeyori grow."""
+    snap, log = battle.snapshot, battle.log
     codes = {}
     for letter, side in zip("AB", snap["sides"], strict=True):
         for n, row in enumerate(side["memeyori"], start=1):
             codes[f"{letter}{n}"] = row["code"]
+    members = TableMembership.objects.filter(table_id=battle.table_id).values("user")
     applied = []
     done = set()
     for grant in log["result"]["growth"]:
         code = codes.get(grant["combatant"])
         if code in done:
-            continue  # one Memeyori on both sides (a party against itself) grows once
+            continue
         done.add(code)
         live = (
-            Memeyori.objects.select_for_update().filter(code=code, owner=owner, rank__lt=6).first()
+            Memeyori.objects.select_for_update()
+            .filter(code=code, owner__in=members, rank__lt=6)
+            .first()
         )
         if live is None:
             continue
         Memeyori.objects.filter(pk=live.pk).update(rank=F("rank") + 1)
+        Growth.objects.create(
+            battle=battle,
+            memeyori=live,
+            owner_id=live.owner_id,
+            rank_before=live.rank,
+            rank_after=live.rank + 1,
+        )
         applied.append(
             {"memeyori": str(live.code), "rank_before": live.rank, "rank_after": live.rank + 1}
         )
@@ -140,6 +189,14 @@ def battle_set_visibility(*, battle: Battle, visibility: str) -> Battle:
     return battle
 
 
+def battle_set_show_result(*, battle: Battle, show: bool) -> Battle:
+    """Whether headers, lists and the preview image name the winner."""
+    with transaction.atomic():
+        battle.show_result = show
+        battle.save(update_fields=["show_result"])
+    return battle
+
+
 def battle_share_regenerate(*, battle: Battle) -> Battle:
     """A new share link; the old one is a 404 from now on."""
     with transaction.atomic():
@@ -154,3 +211,58 @@ def battle_share_revoke(*, battle: Battle) -> Battle:
         battle.share_token = None
         battle.save(update_fields=["share_token"])
     return battle
+
+
+def may_present(battle: Battle, user) -> bool:
+    """The owner, or anyone who sits at the battle's table."""
+    if not user.is_authenticated:
+        return False
+    if battle.owner_id == user.pk:
+        return True
+    return (
+        battle.table_id is not None
+        and TableMembership.objects.filter(table_id=battle.table_id, user=user).exists()
+    )
+
+
+def presentation_start(
+    *, battle: Battle, by, round_no: int, step: int, html: str, html_shared: str
+):
+    """Start presenting, with new poll tokens. Ruling: the table's GM (or, away from a
+    table, the owner) may take over a running presentation; other members wait for it to
+    stop."""
+    if not may_present(battle, by):
+        raise ValidationError("Only the owner or a member of the battle's table can present it.")
+    with transaction.atomic():
+        current = Presentation.objects.select_for_update().filter(battle=battle).first()
+        lead = battle.table.gm_id if battle.table_id else battle.owner_id
+        if current and by.pk not in (current.presenter_id, lead):
+            raise ValidationError(f"{current.presenter.username} is presenting this battle.")
+        if current:
+            current.delete()
+        return Presentation.objects.create(
+            battle=battle, presenter=by, round=round_no, step=step, version=1,
+            html=html, html_shared=html_shared,
+        )  # fmt: skip
+
+
+def presentation_move(*, battle: Battle, by, round_no: int, step: int, html: str, html_shared: str):
+    """The presenter's new step: followers see it on their next poll."""
+    with transaction.atomic():
+        moved = Presentation.objects.filter(battle=battle, presenter=by).update(
+            round=round_no, step=step, version=F("version") + 1, html=html,
+            html_shared=html_shared,
+        )  # fmt: skip
+    if not moved:
+        raise ValidationError("You are not presenting this battle.")
+
+
+def presentation_stop(*, battle: Battle, by) -> None:
+    lead = battle.table.gm_id if battle.table_id else battle.owner_id
+    with transaction.atomic():
+        current = Presentation.objects.filter(battle=battle).first()
+        if current is None:
+            return
+        if by.pk not in (current.presenter_id, lead):
+            raise ValidationError(f"{current.presenter.username} is presenting this battle.")
+        current.delete()

@@ -11,7 +11,12 @@ urlpatterns = [
     path("<uuid:code>/log.json", views.battle_log, name="battle_log"),
     path("<uuid:code>/og.png", views.battle_og, name="battle_og"),
     path("<uuid:code>/share/", views.battle_share, name="battle_share"),
+    path("<uuid:code>/growth/", views.battle_growth, name="battle_growth"),
+    path("<uuid:code>/present/", views.battle_present, name="battle_present"),
+    path("<uuid:code>/follow/", views.battle_follow, name="battle_follow"),
+    path("p/<str:token>/", views.battle_presented, name="battle_presented"),
     path("s/<str:token>/", views.shared_page, name="battle_shared"),
     path("s/<str:token>/log.json", views.shared_log, name="battle_shared_log"),
     path("s/<str:token>/og.png", views.shared_og, name="battle_shared_og"),
+    path("s/<str:token>/follow/", views.shared_follow, name="battle_shared_follow"),
 ]

@@ -20,12 +20,27 @@ def _dice(faces, *, attack: bool) -> list[dict]:
     return out
 
 
+def round_length(log: dict, frames: list[dict], round_no: int) -> int:
+    return frame_end(frames, round_no, len(log["events"])) - frames[round_no]["first_event"]
+
+
+def landing(log: dict, frames: list[dict], round_no: int) -> tuple[int, int]:
+    """Where a round opens: the setup with the teams on the field, else its first event.
+
+    Opening a round on its last event would show how it ends before it is played.
+    """
+    if round_no == 0:
+        return 0, round_length(log, frames, 0)
+    return round_no, min(1, round_length(log, frames, round_no))
+
+
 def clamp_position(log: dict, frames: list[dict], round_no, step) -> tuple[int, int]:
+    """No round: the start (the teams before round 1); a round without a step: its landing."""
     last_round = len(frames) - 1
-    round_no = last_round if round_no is None else min(round_no, last_round)
-    length = frame_end(frames, round_no, len(log["events"])) - frames[round_no]["first_event"]
-    step = length if step is None else min(step, length)
-    return round_no, step
+    round_no = 0 if round_no is None else min(round_no, last_round)
+    if step is None:
+        return landing(log, frames, round_no)
+    return round_no, min(step, round_length(log, frames, round_no))
 
 
 def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) -> dict:
@@ -154,17 +169,25 @@ def nav(view: dict, frames: list[dict], log: dict) -> dict:
     r, s, length, last = view["round"], view["step"], view["length"], view["last_round"]
 
     def round_len(n):
-        return frame_end(frames, n, len(log["events"])) - frames[n]["first_event"]
+        return round_length(log, frames, n)
 
+    start = landing(log, frames, 0)
+    end = (last, round_len(last))
     nxt = (r, s + 1) if s < length else ((r + 1, 1) if r < last else None)
     prev = (r, s - 1) if s > 0 else ((r - 1, round_len(r - 1)) if r > 0 else None)
+    # Round navigation lands on a round's first event, never on how it ends.
+    this_round = landing(log, frames, r)
+    if (r, s) != this_round and s > this_round[1]:
+        prev_round = this_round
+    else:
+        prev_round = landing(log, frames, r - 1) if r > 0 else None
     return {
-        "first": (0, 0) if (r, s) != (0, 0) else None,
-        "prev_round": (r - 1, round_len(r - 1)) if r > 0 else None,
+        "first": start if (r, s) != start else None,
+        "prev_round": prev_round,
         "prev": prev,
         "next": nxt,
-        "next_round": (r + 1, round_len(r + 1)) if r < last else None,
-        "last": (last, round_len(last)) if (r, s) != (last, round_len(last)) else None,
+        "next_round": landing(log, frames, r + 1) if r < last else None,
+        "last": end if (r, s) != end else None,
     }
 
 

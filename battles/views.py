@@ -4,8 +4,16 @@ from pathlib import Path
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.db import connection
+from django.http import (
+    Http404,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotModified,
+    JsonResponse,
+)
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
 
@@ -15,22 +23,32 @@ from memeyori_site.http import allow, require_post, require_safe
 from memeyori_site.ratelimit import requester
 
 from . import og, viewer
-from .forms import BattleForm, ShareForm, ViewerForm
-from .models import Battle, BattleVisibility
+from .forms import BattleForm, PresentForm, ShareForm, ViewerForm
+from .models import Battle, BattleVisibility, Presentation
 from .services import (
+    battle_count_for_growth,
     battle_run,
+    battle_set_show_result,
     battle_set_visibility,
     battle_share_regenerate,
     battle_share_revoke,
+    may_present,
+    presentation_move,
+    presentation_start,
+    presentation_stop,
 )
 
 PROTOCOL_FILE = Path(__file__).parent / "engine" / "PROTOCOL.md"
-LIST_FIELDS = ("code", "name_a", "name_b", "winner", "rounds", "created", "visibility", "owner")
+LIST_FIELDS = (
+    "code", "name_a", "name_b", "winner", "rounds", "created", "visibility", "owner", "show_result"
+)  # fmt: skip
 
 
 def _get_battle_for_user(request, code) -> Battle:
     """The one ownership helper: the owner's battles, and public ones; else a 404."""
-    return get_object_or_404(Battle.objects.filter(visible_to(request.user)), code=code)
+    return get_object_or_404(
+        Battle.objects.filter(visible_to(request.user, at_table=True)), code=code
+    )
 
 
 def _get_owned_battle(request, code) -> Battle:
@@ -69,7 +87,9 @@ def public_list(request):
 @allow("GET", "POST")
 @login_required
 def battle_new(request):
-    form = BattleForm(request.POST or None, user=request.user)
+    form = BattleForm(
+        request.POST or None, user=request.user, initial={"table": request.GET.get("table")}
+    )
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
@@ -82,6 +102,7 @@ def battle_new(request):
                 policy_b=d["policy_b"],
                 counts_for_growth=d["counts_for_growth"],
                 visibility=d["visibility"],
+                table=d["table"],
             )
         except ValidationError as e:
             form.add_error(None, e)
@@ -93,29 +114,36 @@ def battle_new(request):
     return render(request, "battles/new.html", {"form": form}, status=400 if form.errors else 200)
 
 
-def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
-    form = ViewerForm(request.GET)
-    if not form.is_valid():
-        return HttpResponseBadRequest("round and step must be whole numbers, 0 or more.")
+def viewer_context(battle: Battle, base_url: str, round_no, step) -> dict:
+    """What the #viewer partial needs at a position; the same for every reader."""
     log, frames = battle.log, battle.frames
-    round_no, step = viewer.clamp_position(
-        log, frames, form.cleaned_data["round"], form.cleaned_data["step"]
-    )
+    round_no, step = viewer.clamp_position(log, frames, round_no, step)
     view = viewer.build(log, frames, battle.snapshot.get("types", {}), round_no, step)
     links = {
         name: (f"{base_url}?round={pos[0]}&step={pos[1]}" if pos else None)
         for name, pos in viewer.nav(view, frames, log).items()
     }
-    template = "battles/viewer.html"
-    if request.htmx:
-        template += "#viewer"
-
-    context = {
+    return {
         "battle": battle,
         "view": view,
         "links": links,
         "base_url": base_url,
         "rounds": range(view["last_round"] + 1),
+    }
+
+
+def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
+    form = ViewerForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("round and step must be whole numbers, 0 or more.")
+    context = viewer_context(
+        battle, base_url, form.cleaned_data["round"], form.cleaned_data["step"]
+    )
+    template = "battles/viewer.html"
+    if request.htmx:
+        template += "#viewer"
+    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
+    context |= {
         "shared": shared,
         "is_owner": request.user.is_authenticated and battle.owner_id == request.user.pk,
         "og_url": request.build_absolute_uri(
@@ -125,6 +153,23 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
         ),
         "share_url": request.build_absolute_uri(battle.share_url()) if battle.share_url() else "",
         "visibility_choices": BattleVisibility.choices,
+        "follow_url": (
+            reverse("battle_shared_follow", kwargs={"token": battle.share_token})
+            if shared
+            else reverse("battle_follow", kwargs={"code": battle.code})
+        ),
+        "presentation": presentation,
+        "can_present": not shared and may_present(battle, request.user),
+        "is_presenter": (
+            not shared and presentation is not None and presentation.presenter_id == request.user.pk
+        ),
+        "can_count_growth": (
+            not shared
+            and request.user.is_authenticated
+            and battle.table_id is not None
+            and battle.table.gm_id == request.user.pk
+            and not battle.counts_for_growth
+        ),
     }
     return render(request, template, context)
 
@@ -218,6 +263,13 @@ def battle_share(request, code):
         except ValidationError as e:
             return HttpResponseBadRequest("; ".join(e.messages))
         messages.success(request, f"This battle is now {battle.get_visibility_display()}.")
+    elif action == "show_result":
+        show = form.cleaned_data["show_result"]
+        battle_set_show_result(battle=battle, show=show)
+        messages.success(
+            request,
+            "Previews now show the result." if show else "Previews keep the result hidden.",
+        )
     elif action == "regenerate":
         battle_share_regenerate(battle=battle)
         messages.success(request, "New share link made; the old one no longer works.")
@@ -225,6 +277,143 @@ def battle_share(request, code):
         battle_share_revoke(battle=battle)
         messages.success(request, "Share link revoked; it no longer works.")
     return redirect(battle)
+
+
+@require_post
+@login_required
+def battle_growth(request, code):
+    """The table's GM makes a battle at the table count for growth (R10)."""
+    battle = get_object_or_404(
+        Battle.objects.select_related("table"), code=code, table__gm=request.user
+    )
+    try:
+        battle = battle_count_for_growth(battle=battle, by=request.user)
+    except ValidationError as e:
+        messages.error(request, "; ".join(e.messages))
+    else:
+        grown = len(battle.growth_applied)
+        messages.success(
+            request,
+            f"This battle counts for growth: {grown} Memeyori gained a Rank."
+            if grown
+            else "This battle counts for growth; no Memeyori gained a Rank.",
+        )
+    return redirect(battle)
+
+
+def _presented_html(battle: Battle, round_no: int, step: int) -> tuple[str, str]:
+    """The step as followers see it: for members (links to the battle's page) and for
+    visitors of the share link (links to it), rendered once here for every follower."""
+    template = "battles/viewer.html#viewer"
+    html = render_to_string(
+        template, viewer_context(battle, battle.get_absolute_url(), round_no, step)
+    )
+    shared = battle.share_url()
+    html_shared = (
+        render_to_string(template, viewer_context(battle, shared, round_no, step)) if shared else ""
+    )
+    return html, html_shared
+
+
+@require_post
+@login_required
+def battle_present(request, code):
+    """Start, move or stop a presentation. With htmx (the presenter's own steps) a 204; as
+    a plain form, back to the battle at the presented step."""
+    battle = _get_battle_for_user(request, code)
+    if not may_present(battle, request.user):
+        raise Http404
+    form = PresentForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Unknown presenter action.")
+    action = form.cleaned_data["action"]
+    round_no, step = viewer.clamp_position(
+        battle.log, battle.frames, form.cleaned_data["round"], form.cleaned_data["step"]
+    )
+    try:
+        if action == "stop":
+            presentation_stop(battle=battle, by=request.user)
+            if not request.htmx:
+                messages.success(request, "You stopped presenting.")
+        else:
+            html, html_shared = _presented_html(battle, round_no, step)
+            service = presentation_start if action == "start" else presentation_move
+            service(
+                battle=battle, by=request.user, round_no=round_no, step=step, html=html,
+                html_shared=html_shared,
+            )  # fmt: skip
+            if action == "start" and not request.htmx:
+                messages.success(request, "You are presenting: followers see your step.")
+    except ValidationError as e:
+        if request.htmx:
+            return HttpResponse("; ".join(e.messages), status=409, content_type="text/plain")
+        messages.error(request, "; ".join(e.messages))
+    if request.htmx:
+        return HttpResponse(status=204)
+    return redirect(f"{battle.get_absolute_url()}?round={round_no}&step={step}")
+
+
+def _follow_answer(presentation, token_field: str, shared: bool) -> JsonResponse:
+    if presentation is None:
+        return JsonResponse({"poll": None})
+    url = reverse("battle_presented", kwargs={"token": getattr(presentation, token_field)})
+    return JsonResponse({"poll": url, "presenter": presentation.presenter.username})
+
+
+@require_safe
+def battle_follow(request, code):
+    """Where a member polls the presented step (a token that dies with the presentation)."""
+    battle = _get_battle_for_user(request, code)
+    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
+    return _follow_answer(presentation, "token", shared=False)
+
+
+@require_safe
+def shared_follow(request, token):
+    battle = _get_shared_battle(token)
+    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
+    return _follow_answer(presentation, "token_shared", shared=True)
+
+
+def _poll_sql() -> tuple[str, str]:
+    """The poll's two statements, written out once: followers ask tens of times a second,
+    and building the ORM's SQL each time costs more than running it."""
+    qn = connection.ops.quote_name
+    p, b = qn(Presentation._meta.db_table), qn(Battle._meta.db_table)
+    head = (
+        f"SELECT p.{qn('id')}, p.{qn('version')}, p.{qn('token')}, b.{qn('share_token')}, "
+        f"b.{qn('visibility')} FROM {p} p JOIN {b} b ON b.{qn('id')} = p.{qn('battle_id')} "
+        f"WHERE p.{qn('token')} = %s OR p.{qn('token_shared')} = %s"
+    )
+    body = f"SELECT {qn('html')}, {qn('html_shared')} FROM {p} WHERE {qn('id')} = %s"
+    return head, body
+
+
+@require_safe
+def battle_presented(request, token):
+    """The followers' poll, built to be cheap: one small query and a 304 while the
+    presenter has not moved; the step's HTML was rendered once, when the presenter moved.
+    No session is read, so a poll costs no more than its queries."""
+    head, body = _poll_sql()
+    with connection.cursor() as cursor:
+        cursor.execute(head, [token, token])
+        row = cursor.fetchone()
+        if not token or row is None:
+            raise Http404
+        pk, version, member_token, share_token, visibility = row
+        shared = member_token != token
+        if shared and (not share_token or visibility == BattleVisibility.PRIVATE):
+            raise Http404  # the share link was revoked: its followers stop with it
+        etag = f'"{version}{"s" if shared else "m"}"'
+        if request.headers.get("If-None-Match") == etag:
+            response = HttpResponseNotModified()
+        else:
+            cursor.execute(body, [pk])
+            html, html_shared = cursor.fetchone() or ("", "")
+            response = HttpResponse(html_shared if shared else html)
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    return response
 
 
 @require_safe

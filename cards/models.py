@@ -27,26 +27,42 @@ rank_validators = [
 
 class Visibility(models.TextChoices):
     PRIVATE = "private", "Private (only you)"
+    TABLES = "tables", "My tables (members of your tables)"
     PUBLIC = "public", "Public (anyone can view)"
 
 
 # Every level, least visible first: the one place that orders them. A party can be no
-# more visible than its members (issue 11.2); a new level slots into this list.
-VISIBILITY_ORDER = [Visibility.PRIVATE, Visibility.PUBLIC]
+# more visible than its members (issue 11.2). Battles add "unlisted" (anyone with the link).
+VISIBILITY_ORDER = ("private", "tables", "unlisted", "public")
 
 
 def visibility_rank(value: str) -> int:
     return VISIBILITY_ORDER.index(value)
 
 
-def visible_to(user) -> Q:
-    """Who may read a character, party or battle: its owner, and anyone when it is public.
+def table_mates(user):
+    """Users who sit at a table with `user` (themselves included), as a subquery."""
+    return TableMembership.objects.filter(table__memberships__user=user).values("user")
 
-    Battles share the "public" value, so this one rule serves every kind of object.
+
+def visible_to(user, *, at_table: bool = False) -> Q:
+    """Who may read a character, party or battle: its owner; members of the owner's tables
+    when it is shared with "my tables"; anyone when it is public.
+
+    Battles share the "public" value, so this one rule serves every kind of object. A
+    battle run at a table (`at_table`, for models with a `table` field) is also open to
+    that table's members, whatever its visibility.
     """
-    if user.is_authenticated:
-        return Q(visibility=Visibility.PUBLIC) | Q(owner=user)
-    return Q(visibility=Visibility.PUBLIC)
+    if not user.is_authenticated:
+        return Q(visibility=Visibility.PUBLIC)
+    rule = (
+        Q(visibility=Visibility.PUBLIC)
+        | Q(owner=user)
+        | Q(visibility=Visibility.TABLES, owner__in=table_mates(user))
+    )
+    if at_table:
+        rule |= Q(table__in=TableMembership.objects.filter(user=user).values("table"))
+    return rule
 
 
 class Type(models.Model):
@@ -467,6 +483,47 @@ class PartySlot(models.Model):
 
     def __str__(self):
         return f"{self.party} #{self.position + 1}: {self.memeyori}"
+
+
+class Table(models.Model):
+    """A group and its game master (GM). The GM is always a member too."""
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=60, validators=[single_line])
+    description = models.CharField(
+        "short description", max_length=200, blank=True, validators=[single_line]
+    )
+    gm = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tables_run"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    # 256 bits; None when no invite is open (never issued, or revoked).
+    invite_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    invite_expires = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("table", kwargs={"code": self.code})
+
+
+class TableMembership(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="table_memberships"
+    )
+    joined = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["joined", "id"]
+        constraints = [models.UniqueConstraint(fields=["table", "user"], name="one_seat_per_table")]
+
+    def __str__(self):
+        return f"{self.user} at {self.table}"
 
 
 # Stored renders (PDFs and PNGs) are this app's too; their code lives with the printing.

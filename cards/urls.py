@@ -1,5 +1,5 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 
 from .views import accounts, builder, cards_editor, characters, exchange, parties, typechart
 
@@ -53,6 +53,8 @@ urlpatterns = [
     path("parties/<uuid:code>/edit/", parties.party_edit, name="party_edit"),
     path("parties/<uuid:code>/delete/", parties.party_remove, name="party_remove"),
     path("parties/<uuid:code>/export.json", exchange.party_export, name="party_export"),
+    # Tables: a group and its GM (cards/tables/)
+    path("tables/", include("cards.tables.urls")),
     # Import
     path("import/", exchange.import_preview, name="import"),
     path("import/confirm/", exchange.import_confirm, name="import_confirm"),

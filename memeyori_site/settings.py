@@ -176,6 +176,7 @@ RATE_LIMITS = {
     "import": ("20/m", {"POST"}),
     "print_page": ("30/m", {"GET", "HEAD"}),
     "print_sheet": ("10/m", {"GET", "HEAD"}),
+    "table_print": ("10/m", {"GET", "HEAD"}),
     "print_mastercard": ("30/m", {"GET", "HEAD"}),
     "print_share_png": ("30/m", {"GET", "HEAD"}),
     "battle_og": ("60/m", {"GET", "HEAD"}),

@@ -1,4 +1,5 @@
-"""Every URL with an object in it, for its owner, another player and an anonymous visitor.
+"""Every URL with an object in it, for its owner, a member of the owner's table, another
+player and an anonymous visitor.
 
 The table below says what each of them may do. A URL that takes an object and is missing
 from it fails `test_every_object_url_has_an_access_rule`, so a new page cannot ship
@@ -10,17 +11,18 @@ import pytest
 from django.core import serializers
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 
 from battles import services as battle_services
-from battles.models import Battle
-from cards.models import Archon, Card, Memeyori, Party, PartySlot
+from battles.models import Battle, Presentation
+from cards.models import Archon, Card, Memeyori, Party, PartySlot, Table, TableMembership
 from cards.printing import layout, store
 from cards.printing.deck import character_faces
 from cards.printing.render import prepare
 from cards.services import party_set_memeyori
+from cards.tables.services import table_create, table_invite_open, table_invite_revoke
 
-from .conftest import make_archon, make_card, make_memeyori, make_party, set_portrait
+from .conftest import make_archon, make_card, make_memeyori, make_party, make_user, set_portrait
 from .test_portraits import image_bytes
 
 PNG = image_bytes((60, 80), fmt="PNG")
@@ -29,6 +31,9 @@ VIEW = "view"  # owner reads; others read only when public
 OWNER = "owner"  # owner only, for reading and for writing
 SHARED = "shared"  # anyone holding the token, no account needed
 HOLDER = "holder"  # anyone holding a render's code: it was given only to whoever asked
+MEMBER = "member"  # anyone who sits at the table
+INVITE = "invite"  # any logged-in player holding the invite token
+POLL = "poll"  # anyone holding a presentation's poll token, until it stops
 
 # url name -> (rule, method the owner's happy path uses, status the owner gets)
 RULES = {
@@ -60,7 +65,23 @@ RULES = {
     "battle_shared": (SHARED, "GET", 200),
     "battle_shared_log": (SHARED, "GET", 200),
     "battle_shared_og": (SHARED, "GET", 200),
+    "battle_growth": (OWNER, "POST", 302),
+    "battle_present": (MEMBER, "POST", 302),
+    "battle_follow": (VIEW, "GET", 200),
+    "battle_shared_follow": (SHARED, "GET", 200),
+    "battle_presented": (POLL, "GET", 200),
+    "table": (MEMBER, "GET", 200),
+    "table_leave": (MEMBER, "POST", 302),
+    "table_invite": (OWNER, "POST", 302),
+    "table_member": (OWNER, "POST", 302),
+    # Alice's characters are private, so her table has nothing to print: a clear 400.
+    "table_print": (OWNER, "GET", 400),
+    "table_join": (INVITE, "GET", 302),
 }
+# A URL whose happy path needs another action than the shared payload's.
+PAYLOAD_FOR = {"battle_present": {"action": "start"}}
+# What carol, who sits at alice's table, may do where alice shares with "my tables".
+MEMBER_READS = {VIEW, MEMBER}
 OBJECT_KWARGS = {"code", "card", "token"}
 
 
@@ -92,14 +113,22 @@ def world(alice, types):
         set_portrait(holder, upload=SimpleUploadedFile("p.png", PNG))
     party = make_party(alice, name="Secret Party", archon=archon)
     party_set_memeyori(party=party, memeyori=[m, second])
-    battle = battle_services.battle_run(owner=alice, party_a=party, party_b=party, seed=3)
+    table = table_create(gm=alice, name="Secret Table")
+    table_invite_open(table=table)
+    TableMembership.objects.create(table=table, user=make_user("carol"))
+    other = make_party(alice, name="Other Party")
+    party_set_memeyori(party=other, memeyori=[second])
+    battle = battle_services.battle_run(
+        owner=alice, party_a=party, party_b=other, seed=3, table=table
+    )
     battle = battle_services.battle_set_visibility(battle=battle, visibility="unlisted")
+    Presentation.objects.create(battle=battle, presenter=alice, html='<section id="viewer">')
     # A complete, valid post for every form: a missing ownership check would save it.
     payload = {
         "name": "Pwned", "type": types["Shade"].pk, "rank": 6, "strength": 20, "endurance": 20,
         "iq": 20, "wit": 20, "speed": 20, "aura": 20, "visibility": "public", "category": "magic",
         "power": 99, "mp_cost": 0, "unlock_rank": 1, "level": 1, "action": "regenerate",
-        "direction": "down", "focus_x": "0.1", "focus_y": "0.1",
+        "direction": "down", "focus_x": "0.1", "focus_y": "0.1", "member": "carol",
     }  # fmt: skip
     # The card editor's add form carries a prefix.
     payload.update({f"new-{k}": v for k, v in payload.items()})
@@ -110,7 +139,7 @@ def world(alice, types):
     )  # fmt: skip
     return {
         "memeyori": m, "archon": archon, "card": card, "party": party, "battle": battle,
-        "payload": payload, "render": job,
+        "table": table, "payload": payload, "render": job,
     }  # fmt: skip
 
 
@@ -137,6 +166,13 @@ def urls_for(name: str, world) -> list[str]:
         return [reverse(name, kwargs={"code": world["party"].code})]
     if name.startswith("battle_shared"):
         return [reverse(name, kwargs={"token": battle.share_token})]
+    if name == "battle_presented":
+        p = battle.presentation
+        return [reverse(name, kwargs={"token": t}) for t in (p.token, p.token_shared)]
+    if name == "table_join":
+        return [reverse(name, kwargs={"token": world["table"].invite_token})]
+    if name.startswith("table"):
+        return [reverse(name, kwargs={"code": world["table"].code})]
     return [reverse(name, kwargs={"code": battle.code})]
 
 
@@ -144,11 +180,14 @@ def stored_state() -> str:
     rows = [
         *Memeyori.objects.all(), *Archon.objects.all(), *Card.objects.all(),
         *Party.objects.all(), *PartySlot.objects.all(), *Battle.objects.all(),
+        *Table.objects.all(), *TableMembership.objects.all(), *Presentation.objects.all(),
     ]  # fmt: skip
     return serializers.serialize("json", rows)
 
 
 def request(client: Client, method: str, url: str, data: dict):
+    name = resolve(url).url_name
+    data = {**data, **PAYLOAD_FOR.get(name, {})}
     return client.post(url, data) if method == "POST" else client.get(url)
 
 
@@ -162,7 +201,8 @@ def test_the_owner_can_use_every_url(client, alice, world, name):
 
 
 @pytest.mark.parametrize(
-    "name", sorted(n for n, (rule, *_) in RULES.items() if rule not in (SHARED, HOLDER))
+    "name",
+    sorted(n for n, (rule, *_) in RULES.items() if rule not in (SHARED, HOLDER, INVITE, POLL)),
 )
 @pytest.mark.parametrize("who", ["bob", "anonymous"])
 def test_others_get_a_404_and_change_nothing(client, bob, world, name, who):
@@ -220,3 +260,76 @@ def test_a_render_opens_for_whoever_holds_its_code_and_no_other(client, bob, wor
     made_up = reverse(name, kwargs={"code": "x" * 43})
     assert client.get(made_up).status_code == 404
     assert client.post(url).status_code == 405
+
+
+def share_with_my_tables(world):
+    for key in ("memeyori", "archon", "party"):
+        world[key].visibility = "tables"
+        world[key].save(update_fields=["visibility"])
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, (rule, *_) in RULES.items() if rule in MEMBER_READS)
+)
+def test_a_table_member_reads_what_is_shared_with_my_tables(client, world, name):
+    share_with_my_tables(world)
+    client.force_login(world["table"].memberships.get(user__username="carol").user)
+    rule, method, status = RULES[name]
+    for url in urls_for(name, world):
+        response = request(client, method, url, world["payload"])
+        assert response.status_code == (status if rule == MEMBER else 200), url
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, (rule, *_) in RULES.items() if rule in MEMBER_READS)
+)
+@pytest.mark.parametrize("who", ["bob", "anonymous"])
+def test_my_tables_stays_closed_to_non_members_and_visitors(client, bob, world, name, who):
+    share_with_my_tables(world)
+    if who == "bob":
+        client.force_login(bob)
+    before = stored_state()
+    for url in urls_for(name, world):
+        for method in ("GET", "POST"):
+            response = request(client, method, url, world["payload"])
+            if who == "anonymous" and response.status_code == 302:
+                assert response.url.startswith(reverse("login")), url
+                continue
+            assert response.status_code in (404, 405), (method, url, response.status_code)
+    assert stored_state() == before
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (rule, *_) in RULES.items() if rule == OWNER))
+def test_a_table_member_cannot_use_the_owners_or_the_gms_urls(client, world, name):
+    share_with_my_tables(world)
+    client.force_login(world["table"].memberships.get(user__username="carol").user)
+    before = stored_state()
+    for url in urls_for(name, world):
+        for method in ("GET", "POST"):
+            response = request(client, method, url, world["payload"])
+            assert response.status_code in (404, 405), (method, url, response.status_code)
+    assert stored_state() == before
+
+
+def test_an_invite_lets_a_player_join_until_it_is_revoked(client, bob, world):
+    url = urls_for("table_join", world)[0]
+    assert client.get(url).url.startswith(reverse("login"))
+    client.force_login(bob)
+    assert client.get(url).status_code == 200
+    assert not TableMembership.objects.filter(user=bob).exists()  # a GET joins nobody
+    table_invite_revoke(table=world["table"])
+    assert client.get(url).status_code == 404
+    assert client.post(url).status_code == 404
+    assert not TableMembership.objects.filter(user=bob).exists()
+
+
+def test_a_presentation_poll_answers_anyone_with_its_token_until_it_stops(client, alice, world):
+    member_url, visitor_url = urls_for("battle_presented", world)
+    first = client.get(visitor_url)
+    assert first.status_code == 200
+    assert client.get(visitor_url, headers={"If-None-Match": first["ETag"]}).status_code == 304
+    battle_services.battle_share_revoke(battle=world["battle"])
+    assert client.get(visitor_url).status_code == 404  # the share link's followers stop
+    assert client.get(member_url).status_code == 200
+    battle_services.presentation_stop(battle=world["battle"], by=alice)
+    assert client.get(member_url).status_code == 404

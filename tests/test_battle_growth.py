@@ -14,6 +14,7 @@ from battles.services import battle_run
 from battles.snapshot import battle_snapshot
 from cards.models import Memeyori
 from cards.services import party_set_memeyori
+from cards.tables.services import table_create
 from tests.conftest import make_party
 from tests.test_battle_pages import make_team
 
@@ -35,6 +36,12 @@ def form(a, b, **extra):
 
 
 @pytest.fixture
+def table(alice):
+    """Growth is the GM's call at a table (issue 12): alice's table of one."""
+    return table_create(gm=alice, name="Alone")
+
+
+@pytest.fixture
 def shared(alice, types):
     """Two of alice's parties with one Memeyori in both."""
     first = make_team(alice, types, "First")
@@ -46,30 +53,35 @@ def shared(alice, types):
     return first, second, both
 
 
-def test_it_refuses_growth_for_a_party_against_itself(alice, types):
+def test_it_refuses_growth_for_a_party_against_itself(alice, types, table):
     party = make_team(alice, types, "Mirror")
     before = ranks()
     for seed in range(5):
         with pytest.raises(ValidationError, match="A party against itself never counts"):
-            battle_run(owner=alice, party_a=party, party_b=party, seed=seed, counts_for_growth=True)
+            battle_run(
+                owner=alice, party_a=party, party_b=party, seed=seed, counts_for_growth=True,
+                table=table,
+            )  # fmt: skip
     assert not Battle.objects.exists() and ranks() == before
     # Without growth, a party may still spar with itself.
     assert battle_run(owner=alice, party_a=party, party_b=party, seed=1).counts_for_growth is False
 
 
-def test_it_refuses_growth_for_two_parties_sharing_a_memeyori(alice, shared):
+def test_it_refuses_growth_for_two_parties_sharing_a_memeyori(alice, shared, table):
     first, second, both = shared
     with pytest.raises(ValidationError, match=f"share {both.name}"):
-        battle_run(owner=alice, party_a=first, party_b=second, seed=1, counts_for_growth=True)
+        battle_run(
+            owner=alice, party_a=first, party_b=second, seed=1, counts_for_growth=True, table=table
+        )
     assert not Battle.objects.exists()
 
 
-def test_the_form_says_why_next_to_the_growth_box_and_changes_nothing(client, alice, shared):
+def test_the_form_says_why_next_to_the_growth_box_and_changes_nothing(client, alice, shared, table):
     first, second, both = shared
     client.force_login(alice)
     before = ranks()
     for a, b, said in ((first, first, "A party against itself"), (first, second, both.name)):
-        response = client.post("/battles/new/", form(a, b))
+        response = client.post("/battles/new/", form(a, b, table=table.code))
         assert response.status_code == 400
         errors = response.context["form"].errors
         assert list(errors) == ["counts_for_growth"] and said in errors["counts_for_growth"][0]
@@ -77,31 +89,36 @@ def test_the_form_says_why_next_to_the_growth_box_and_changes_nothing(client, al
     assert not Battle.objects.exists() and ranks() == before
 
 
-def test_two_separate_parties_still_count_for_growth(client, alice, bob, types):
+def test_two_separate_parties_still_count_for_growth(client, alice, bob, types, table):
     mine = make_team(alice, types, "Mine")
     theirs = make_team(bob, types, "Theirs", visibility="public")
     client.force_login(alice)
-    response = client.post("/battles/new/", form(mine, theirs))
+    response = client.post("/battles/new/", form(mine, theirs, table=table.code))
     assert response.status_code == 302
     assert Battle.objects.get().counts_for_growth is True
 
 
-def test_the_cli_refuses_growth_for_a_party_against_itself(alice, shared):
+def test_the_cli_refuses_growth_for_a_party_against_itself(alice, shared, table):
     first, second, _ = shared
+    at = ("--table", str(table.code))
     for b in (first, second):
         with pytest.raises(CommandError, match="never counts"):
-            call("battle", str(first.pk), str(b.pk), "--seed", "1", "--save", "--growth")
+            call("battle", str(first.pk), str(b.pk), "--seed", "1", "--save", "--growth", *at)
+    with pytest.raises(CommandError, match="outside a table no battle counts"):
+        call("battle", str(first.pk), "Second", "--seed", "1", "--save", "--growth")
     with pytest.raises(CommandError, match="--growth needs --save"):
         call("battle", str(first.pk), "Second", "--seed", "1", "--growth")
     assert not Battle.objects.exists()
 
 
-def test_the_cli_saves_a_battle_that_counts_for_growth(alice, bob, types):
+def test_the_cli_saves_a_battle_that_counts_for_growth(alice, bob, types, table):
     mine = make_team(alice, types, "Mine")
     theirs = make_team(bob, types, "Theirs", visibility="public")
-    out = call("battle", "Mine", "Theirs", "--seed", "7", "--save", "--growth")
+    out = call(
+        "battle", "Mine", "Theirs", "--seed", "7", "--save", "--growth", "--table", str(table.code)
+    )
     battle = Battle.objects.get()
-    assert battle.counts_for_growth and str(battle.code) in out
+    assert battle.counts_for_growth and battle.table == table and str(battle.code) in out
     assert battle.party_a == mine and battle.party_b == theirs
 
 

@@ -8,10 +8,11 @@ from django.urls import reverse
 from PIL import Image
 
 from battles import services
-from battles.models import Battle, BattleVisibility
+from battles.models import Battle, BattleVisibility, Growth
 from battles.services import battle_run
-from cards.models import Memeyori
+from cards.models import Memeyori, TableMembership
 from cards.services import party_set_memeyori
+from cards.tables.services import table_create
 from tests.conftest import make_card, make_memeyori, make_party
 
 
@@ -92,14 +93,14 @@ def test_it_refuses_a_party_bob_keeps_private(client, alice, bob, types, alice_p
     assert not Battle.objects.exists()
 
 
-def test_it_refuses_growth_when_neither_party_is_yours(client, bob, types, alice, bob_party):
+def test_it_refuses_growth_outside_a_table(client, bob, types, alice, bob_party):
     other = make_team(alice, types, "Open", visibility="public")
     client.force_login(bob)
     response = client.post(
         "/battles/new/",
         {
             "party_a": other.code,
-            "party_b": other.code,
+            "party_b": bob_party.code,
             "seed": 1,
             "policy_a": "greedy",
             "policy_b": "greedy",
@@ -275,13 +276,14 @@ def test_hostile_names_are_escaped_in_the_viewer(client, alice, types):
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
 
 
-def test_growth_raises_only_the_runners_memeyori_in_the_same_transaction(
+def test_growth_raises_only_the_table_members_memeyori_in_the_same_transaction(
     alice, bob, types, alice_party
 ):
+    table = table_create(gm=alice, name="Alone")
     rival = make_team(bob, types, "Rival", visibility="public", rank=3)
     before = {m.pk: m.rank for m in Memeyori.objects.all()}
     for seed in range(40):
-        battle = run(alice, alice_party, rival, seed=seed, counts_for_growth=True)
+        battle = run(alice, alice_party, rival, seed=seed, counts_for_growth=True, table=table)
         if battle.winner is not None and battle.log["result"]["growth"]:
             break
     assert battle.growth_applied, "some seed gives a decisive battle"
@@ -289,16 +291,58 @@ def test_growth_raises_only_the_runners_memeyori_in_the_same_transaction(
     grown = {g["memeyori"] for g in battle.growth_applied}
     for pk, m in after.items():
         if m.owner == bob:
-            assert m.rank == 3  # R10 grants it, but it is not alice's to change
+            assert m.rank == 3  # R10 grants it, but bob does not sit at the table
         elif str(m.code) in grown:
             assert m.rank == before[pk] + 1
+    # Each owner's history says what grew, from which battle.
+    history = Growth.objects.filter(owner=alice)
+    assert {str(g.memeyori.code) for g in history} == grown
+    assert {g.battle_id for g in history} == {battle.pk}
     # History does not move: the snapshot keeps the Rank the battle was fought at.
     assert {row["rank"] for row in battle.snapshot["sides"][0]["memeyori"]} == {1}
+
+
+def test_only_the_tables_gm_marks_a_battle_as_counting(client, alice, bob, types, alice_party):
+    table = table_create(gm=alice, name="Sunday")
+    TableMembership.objects.create(table=table, user=bob)
+    rival = make_team(bob, types, "Rival", visibility="tables", rank=1)
+    battle = next(
+        b
+        for seed in range(40)
+        if (b := run(bob, rival, alice_party_shared(alice_party), seed=seed, table=table)).log[
+            "result"
+        ]["growth"]
+    )
+    client.force_login(bob)
+    assert client.post(f"{battle.get_absolute_url()}growth/").status_code == 404
+    battle.refresh_from_db()
+    assert not battle.counts_for_growth and not Growth.objects.exists()
+    client.force_login(alice)
+    assert client.post(f"{battle.get_absolute_url()}growth/").status_code == 302
+    battle.refresh_from_db()
+    assert battle.counts_for_growth and battle.growth_applied
+    # Both members' Memeyori grow in their own collections.
+    owners = set(Growth.objects.values_list("owner__username", flat=True))
+    for growth in Growth.objects.select_related("memeyori"):
+        assert growth.memeyori.owner_id == growth.owner_id
+        assert growth.memeyori.rank == growth.rank_after
+    assert owners and owners <= {"alice", "bob"}
+    # Twice is refused, and nothing grows again.
+    count = Growth.objects.count()
+    client.post(f"{battle.get_absolute_url()}growth/")
+    assert Growth.objects.count() == count
+
+
+def alice_party_shared(party):
+    party.visibility = "tables"
+    party.save(update_fields=["visibility"])
+    return party
 
 
 def test_a_battle_that_fails_half_way_leaves_nothing_behind(
     alice, bob, types, alice_party, monkeypatch
 ):
+    table = table_create(gm=alice, name="Alone")
     rival = make_team(bob, types, "Rival", visibility="public", rank=3)
 
     def broken(**kwargs):
@@ -307,7 +351,7 @@ def test_a_battle_that_fails_half_way_leaves_nothing_behind(
 
     monkeypatch.setattr(services, "_apply_growth", broken)
     with pytest.raises(RuntimeError):
-        run(alice, alice_party, rival, counts_for_growth=True)
+        run(alice, alice_party, rival, counts_for_growth=True, table=table)
     assert not Battle.objects.exists()
     assert set(Memeyori.objects.filter(owner=alice).values_list("rank", flat=True)) == {1}
 
@@ -325,3 +369,96 @@ def test_the_viewer_shows_portrait_thumbnails_or_a_type_placeholder(client, alic
     )
     assert f'src="{thumb}?v=face' in html
     assert f'class="portrait placeholder" aria-hidden="true">{types["Blaze"].symbol}<' in html
+
+
+def test_the_viewer_opens_on_the_teams_before_round_1(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    view = client.get(battle.get_absolute_url()).context["view"]
+    setup_length = battle.frames[1]["first_event"]
+    assert (view["round"], view["step"]) == (0, setup_length)
+    assert not view["ended"] and all(side["field"] for side in view["sides"])
+
+
+def test_the_result_stays_hidden_until_the_viewer_reaches_it(client, alice, alice_party, bob_party):
+    battle = next(
+        b
+        for seed in range(40)
+        if (b := run(alice, alice_party, bob_party, seed=seed, visibility="public")).winner
+        is not None
+    )
+    winner = battle.name_a if battle.winner == 0 else battle.name_b
+    start = client.get(battle.get_absolute_url()).content.decode()
+    assert "wins" not in start and f"{battle.rounds} rounds" in start
+    assert "wins" not in client.get("/battles/public/").content.decode()
+    end = client.get(battle.get_absolute_url(), {"round": battle.rounds, "step": 999})
+    assert f"{winner} wins." in end.content.decode()
+
+
+def test_the_owner_may_show_the_result_in_previews(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    hidden = client.get("/battles/public/").content.decode()
+    client.force_login(alice)
+    response = client.post(
+        f"{battle.get_absolute_url()}share/", {"action": "show_result", "show_result": "on"}
+    )
+    assert response.status_code == 302
+    battle.refresh_from_db()
+    assert battle.show_result
+    shown = client.get("/battles/public/").content.decode()
+    assert battle.result_text not in hidden and battle.result_text in shown
+
+
+def test_the_preview_image_hides_the_winner_unless_shown(alice, alice_party, bob_party):
+    from battles import og
+
+    battle = next(
+        b
+        for seed in range(40)
+        if (b := run(alice, alice_party, bob_party, seed=seed)).winner is not None
+    )
+    hidden = og.render(battle)
+    battle.show_result = True
+    assert og.render(battle) != hidden
+
+
+def test_round_navigation_lands_on_a_rounds_first_event(client, alice, alice_party, bob_party):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    assert battle.rounds >= 2
+    page = client.get(battle.get_absolute_url(), {"round": 1, "step": 4})
+    links = page.context["links"]
+    assert links["next_round"].endswith("?round=2&step=1")
+    assert links["prev_round"].endswith("?round=1&step=1")
+    jumped = client.get(battle.get_absolute_url(), {"round": 2}).context["view"]
+    assert (jumped["round"], jumped["step"]) == (2, 1)
+    assert jumped["events"][0]["current"] and not jumped["events"][1]["done"]
+
+
+def test_controls_that_need_javascript_are_hidden_without_it(client, alice, alice_party):
+    battle = run(alice, alice_party, alice_party, visibility=BattleVisibility.PUBLIC)
+    html = client.get(battle.get_absolute_url()).content.decode()
+    assert '<div class="viewer-controls" data-viewer-controls hidden>' in html
+    assert "Skip to the result" in html
+
+
+def test_it_refuses_growth_at_a_table_from_a_member_who_is_not_its_gm(
+    client, alice, bob, types, alice_party, bob_party
+):
+    table = table_create(gm=alice, name="Sunday")
+    TableMembership.objects.create(table=table, user=bob)
+    client.force_login(bob)
+    response = client.post(
+        "/battles/new/",
+        {
+            "party_a": bob_party.code,
+            "party_b": bob_party.code,
+            "seed": 1,
+            "policy_a": "greedy",
+            "policy_b": "greedy",
+            "visibility": "private",
+            "table": table.code,
+            "counts_for_growth": "on",
+        },  # fmt: skip
+    )
+    assert response.status_code == 400
+    assert "Only the table's GM" in response.context["form"].errors["counts_for_growth"][0]
+    assert not Battle.objects.exists()

@@ -9,6 +9,7 @@ from battles.models import Battle
 from battles.services import battle_run
 from cards.models import Card, Memeyori, Party
 from cards.services import party_set_memeyori
+from cards.tables.services import table_create
 
 from .conftest import make_memeyori, make_party
 
@@ -61,18 +62,19 @@ def test_sixteen_threads_write_characters_and_parties_at_once(alice, types):
 
 @pytest.mark.django_db(transaction=True)
 def test_sixteen_threads_run_and_save_battles_at_once(alice, types):
-    # Two parties with no Memeyori in common: a party against itself never grows (R10).
-    party, partner = make_party(alice, name="Sparring"), make_party(alice, name="Partner")
+    # Growth is the GM's call at a table (a table of one here), between two parties.
+    table = table_create(gm=alice, name="Sparring table")
+    party, rival = make_party(alice, name="Sparring"), make_party(alice, name="Rivals")
     team = [make_memeyori(alice, types["Blaze"], name=f"S{i}") for i in range(4)]
     for m in team:
         Card.objects.create(memeyori=m, type=types["Blaze"], name="Nip", category="physical")
     party_set_memeyori(party=party, memeyori=team[:2])
-    party_set_memeyori(party=partner, memeyori=team[2:])
+    party_set_memeyori(party=rival, memeyori=team[2:])
 
     def work(n: int):
         for i in range(2):
-            battle_run(owner=alice, party_a=party, party_b=partner, seed=n * 10 + i,
-                       counts_for_growth=True)  # fmt: skip
+            battle_run(owner=alice, party_a=party, party_b=rival, seed=n * 10 + i,
+                       counts_for_growth=True, table=table)  # fmt: skip
 
     errors = run_threads(work)
     assert errors == []
@@ -81,4 +83,4 @@ def test_sixteen_threads_run_and_save_battles_at_once(alice, types):
     # Every battle's growth was applied in its own transaction; none was lost.
     grown = sum(len(b.growth_applied or []) for b in battles)
     ranks = sum(m.rank - 1 for m in Memeyori.objects.filter(pk__in=[m.pk for m in team]))
-    assert ranks == min(grown, 4 * 5)
+    assert ranks == grown

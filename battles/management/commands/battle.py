@@ -1,5 +1,7 @@
 """`manage.py battle PARTY_A PARTY_B`: run a battle from the command line (the GM's tool)."""
 
+import uuid
+
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -9,7 +11,7 @@ from battles.engine.policies import POLICIES
 from battles.engine.run import log_json, simulate
 from battles.services import SEED_MAX, battle_run, growth_refusal, random_seed
 from battles.snapshot import battle_snapshot
-from cards.models import Party
+from cards.models import Party, Table
 
 
 def find_party(value: str) -> Party:
@@ -24,6 +26,13 @@ def find_party(value: str) -> Party:
     if len(matches) > 1:
         raise CommandError(f"Several parties are named {value!r}; give its id instead.")
     return matches[0]
+
+
+def find_table(code: str) -> Table:
+    try:
+        return Table.objects.select_related("gm").get(code=uuid.UUID(code))
+    except (ValueError, Table.DoesNotExist):
+        raise CommandError(f"No table with code {code!r}.") from None
 
 
 class Command(BaseCommand):
@@ -54,8 +63,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--growth",
             action="store_true",
-            help="with --save: the battle counts for growth (R10); refused for a party against"
-            " itself or two parties sharing a Memeyori",
+            help="with --save and --table: the table's GM makes the battle count for growth"
+            " (R10); refused for a party against itself or two parties sharing a Memeyori",
+        )
+        parser.add_argument(
+            "--table",
+            metavar="CODE",
+            help="with --save: run the battle at this table (its GM runs it)",
         )
         parser.add_argument("--list", action="store_true", help="print `ID NAME` for each party")
 
@@ -82,8 +96,15 @@ class Command(BaseCommand):
             raise CommandError(f"--seed plus --repeat must stay within {SEED_MAX}.")
         if options["growth"] and not options["save"]:
             raise CommandError("--growth needs --save: only a stored battle counts for growth.")
+        if options["table"] and not options["save"]:
+            raise CommandError("--table needs --save: only a stored battle sits at a table.")
+        if options["growth"] and not options["table"]:
+            raise CommandError(
+                "--growth needs --table: outside a table no battle counts for growth (R10)."
+            )
         if options["growth"] and (refusal := growth_refusal(a, b)):
             raise CommandError(refusal)
+        table = find_table(options["table"]) if options["table"] else None
         if options["jsonl"]:
             snap = battle_snapshot(a, b)
             if not all(side["memeyori"] for side in snap["sides"]):
@@ -92,7 +113,8 @@ class Command(BaseCommand):
                 self.stdout.write(log_json(simulate(snap, seed=n, policies=policies)))
             return
         if options["save"]:
-            owner = get_user_model().objects.get(pk=a.owner_id)
+            # At a table its GM runs the battle (growth is the GM's call); else side A's owner.
+            owner = table.gm if table else get_user_model().objects.get(pk=a.owner_id)
             try:
                 battle = battle_run(
                     owner=owner,
@@ -102,6 +124,7 @@ class Command(BaseCommand):
                     policy_a=policies[0],
                     policy_b=policies[1],
                     counts_for_growth=options["growth"],
+                    table=table,
                 )
             except ValidationError as e:
                 raise CommandError("; ".join(e.messages)) from e

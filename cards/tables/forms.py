@@ -1,0 +1,47 @@
+from django import forms
+from django.contrib.auth import get_user_model
+
+
+class TableForm(forms.Form):
+    name = forms.CharField(max_length=60)
+    description = forms.CharField(
+        label="Short description", max_length=200, required=False, widget=forms.TextInput
+    )
+
+
+class InviteForm(forms.Form):
+    action = forms.ChoiceField(choices=[("open", "open"), ("revoke", "revoke")])
+    days = forms.IntegerField(
+        label="Expires after (days)",
+        min_value=1,
+        max_value=365,
+        required=False,
+        help_text="Leave empty for a link that works until you revoke it.",
+    )
+
+
+class MemberForm(forms.Form):
+    """Acting on one member, named by username (never an integer key)."""
+
+    action = forms.ChoiceField(choices=[("remove", "remove"), ("make_gm", "make_gm")])
+    member = forms.CharField(max_length=150)
+
+    def __init__(self, *args, table, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.table = table
+
+    def clean_member(self):
+        user = (
+            get_user_model()
+            .objects.filter(
+                username=self.cleaned_data["member"], table_memberships__table=self.table
+            )
+            .first()
+        )
+        if user is None:
+            raise forms.ValidationError("They do not sit at this table.")
+        return user
+
+
+class TablePrintForm(forms.Form):
+    member = forms.CharField(max_length=150, required=False)

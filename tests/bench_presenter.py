@@ -1,0 +1,252 @@
+"""`make bench`: what 30 followers of a presented battle cost the server.
+
+Self-contained: a throwaway database (a temporary SQLite file, or a test database on
+whatever DATABASE_URL points at) with the demo, a table and a battle at it; a
+production-like gunicorn (debug off, 2 sync workers, persistent database connections) on
+127.0.0.1:8130 (BENCH_PRESENTER_PORT moves it). Three phases of the same length:
+
+- idle: nobody asks anything;
+- presenter: the GM steps once a second (the viewer's own htmx post);
+- presenter + followers: the same, and 30 followers poll as viewer.js does (every 0.8 s,
+  with the last ETag, so an unchanged step is a 304).
+
+The server's CPU time (utime + stime of gunicorn's master and workers, from /proc) per
+second of wall time is the share of one core; the followers' cost is the third phase
+minus the second. It also reports how long a follower took to see a new step.
+"""
+
+import http.client
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+PORT = int(os.environ.get("BENCH_PRESENTER_PORT", "8130"))
+ROOT = Path(__file__).resolve().parent.parent
+FOLLOWERS = 30
+POLL_SECONDS = 0.8  # viewer.js's POLL_MS
+PHASE_SECONDS = float(os.environ.get("BENCH_PRESENTER_SECONDS", "10"))
+TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(master: int) -> float:
+    """utime + stime of the master and its children (the workers), in seconds."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        pid, ppid = int(entry), int(fields[1])
+        if pid == master or ppid == master:
+            total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
+def _request(conn, method, path, headers=None, body=None):
+    conn.request(method, path, body=body, headers=headers or {})
+    response = conn.getresponse()
+    return response.status, dict(response.getheaders()), response.read()
+
+
+def _wait_for_server(proc) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the bench server exited; is port {PORT} free?")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=1)
+            status, _, _ = _request(conn, "GET", "/battles/protocol/")
+            if status == 200:
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("the bench server did not answer within 30 s")
+
+
+def _seed():
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from battles import services
+    from cards.demo import seed_demo
+    from cards.models import Party
+    from cards.tables.services import table_create
+
+    seed_demo()
+    gm = get_user_model().objects.get(username="demo")
+    table = table_create(gm=gm, name="Bench table")
+    parties = list(Party.objects.filter(owner=gm).order_by("name")[:2])
+    battle = services.battle_run(
+        owner=gm, party_a=parties[0], party_b=parties[1], seed=7, table=table
+    )
+    client = Client()
+    client.force_login(gm)
+    client.post(f"{battle.get_absolute_url()}present/", {"action": "start", "round": 1})
+    poll = client.get(f"{battle.get_absolute_url()}follow/").json()["poll"]
+    return battle, client.cookies["sessionid"].value, poll
+
+
+class Presenter(threading.Thread):
+    """Steps once a second through round 1 and on, as the presenter's viewer posts."""
+
+    def __init__(self, battle, session: str, stop: threading.Event):
+        super().__init__(daemon=True)
+        self.battle, self.session, self.stop = battle, session, stop
+        self.moves: dict[int, float] = {}  # step number -> when the post returned
+        self.errors = 0
+
+    def run(self):
+        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
+        cookie = f"sessionid={self.session}"
+        _, headers, html = _request(conn, "GET", self.battle.get_absolute_url(), {"Cookie": cookie})
+        token = re.search(rb'"X-CSRFToken": "([^"]+)"', html).group(1).decode()
+        csrf = re.search(r"csrftoken=([^;]+)", headers.get("Set-Cookie", "")).group(1)
+        cookie += f"; csrftoken={csrf}"
+        step = 1
+        length = self.battle.frames[2]["first_event"] - self.battle.frames[1]["first_event"]
+        while not self.stop.is_set():
+            step = step % length + 1
+            body = f"action=step&round=1&step={step}"
+            status, _, _ = _request(
+                conn, "POST", f"{self.battle.get_absolute_url()}present/",
+                {"Cookie": cookie, "X-CSRFToken": token, "HX-Request": "true",
+                 "Content-Type": "application/x-www-form-urlencoded",
+                 "Referer": f"http://127.0.0.1:{PORT}/"},
+                body,
+            )  # fmt: skip
+            if status != 204:
+                self.errors += 1
+            self.moves[step] = time.monotonic()
+            self.stop.wait(1.0)
+
+
+class Follower(threading.Thread):
+    def __init__(self, poll: str, stop: threading.Event, presenter: Presenter):
+        super().__init__(daemon=True)
+        self.poll, self.stop, self.presenter = poll, stop, presenter
+        self.lags: list[float] = []
+        self.counts = {200: 0, 304: 0}
+        self.errors = 0
+
+    def run(self):
+        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
+        etag = None
+        while not self.stop.is_set():
+            headers = {"HX-Request": "true"}
+            if etag:
+                headers["If-None-Match"] = etag
+            status, got, html = _request(conn, "GET", self.poll, headers)
+            now = time.monotonic()
+            if status == 200:
+                etag = got.get("ETag")
+                match = re.search(rb'data-step="(\d+)"', html)
+                moved = self.presenter.moves.get(int(match.group(1))) if match else None
+                if moved and etag and now - moved < 5:
+                    self.lags.append(now - moved)
+            elif status != 304:
+                self.errors += 1
+            self.counts[status] = self.counts.get(status, 0) + 1
+            self.stop.wait(POLL_SECONDS)
+
+
+def _phase(master: int, battle, session: str, poll: str, *, presenter: bool, followers: int):
+    stop = threading.Event()
+    p = Presenter(battle, session, stop)
+    fs = [Follower(poll, stop, p) for _ in range(followers)]
+    if presenter:
+        p.start()
+    for f in fs:
+        f.start()
+    time.sleep(1.0)  # connections open, first answers in
+    cpu0, t0 = _cpu_seconds(master), time.monotonic()
+    time.sleep(PHASE_SECONDS)
+    cpu1, t1 = _cpu_seconds(master), time.monotonic()
+    stop.set()
+    for thread in [p, *fs] if presenter else fs:
+        thread.join(timeout=10)
+    return (cpu1 - cpu0) / (t1 - t0), p, fs
+
+
+def bench_presenter() -> None:
+    from django.conf import settings
+    from django.db import connection
+
+    if not Path("/proc/self/stat").exists():
+        print("presenter: skipped, it reads CPU times from /proc")
+        return
+    sqlite = connection.vendor == "sqlite"
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    tmp = tempfile.TemporaryDirectory(prefix="memeyori-bench-", dir=shm)
+    old_test_settings = dict(connection.settings_dict.get("TEST", {}))
+    if sqlite:
+        connection.settings_dict.setdefault("TEST", {})["NAME"] = str(
+            Path(tmp.name) / "presenter.sqlite3"
+        )
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    proc = None
+    try:
+        battle, session, poll = _seed()
+        if sqlite:
+            db_url = f"sqlite:///{connection.settings_dict['NAME']}"
+        else:
+            s = connection.settings_dict
+            db_url = f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+        env.update(
+            DATABASE_URL=db_url, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=settings.SECRET_KEY,
+            DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_SECURE_SSL_REDIRECT="0",
+            DJANGO_SECURE_COOKIES="0", DJANGO_HSTS_SECONDS="0", DATABASE_CONN_MAX_AGE="600",
+            DJANGO_RATELIMIT_ENABLE="0", DJANGO_SETTINGS_MODULE="memeyori_site.settings",
+        )  # fmt: skip
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "gunicorn"), "memeyori_site.wsgi",
+             "--bind", f"127.0.0.1:{PORT}", "--workers", "2", "--timeout", "60"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        _wait_for_server(proc)
+        idle, _, _ = _phase(proc.pid, battle, session, poll, presenter=False, followers=0)
+        alone, p1, _ = _phase(proc.pid, battle, session, poll, presenter=True, followers=0)
+        crowd, p2, fs = _phase(proc.pid, battle, session, poll, presenter=True, followers=FOLLOWERS)
+        lags = sorted(lag for f in fs for lag in f.lags)
+        polls = sum(sum(f.counts.values()) for f in fs)
+        not_modified = sum(f.counts.get(304, 0) for f in fs)
+        errors = p1.errors + p2.errors + sum(f.errors for f in fs)
+        followers_cost = crowd - alone
+        print(
+            f"presenter: server CPU, share of one core over {PHASE_SECONDS:.0f} s: idle "
+            f"{idle:.1%}, presenter stepping each second {alone:.1%}, with {FOLLOWERS} "
+            f"followers {crowd:.1%}"
+        )
+        print(
+            f"presenter: {FOLLOWERS} followers cost {followers_cost:.1%} of one core "
+            f"(goal < 10%); {polls / PHASE_SECONDS:.0f} polls/s, "
+            f"{not_modified / max(polls, 1):.0%} answered 304; errors {errors}"
+        )
+        if lags:
+            print(
+                f"presenter: a follower saw a new step after median "
+                f"{statistics.median(lags) * 1e3:.0f} ms, p95 "
+                f"{lags[int(len(lags) * 0.95) - 1] * 1e3:.0f} ms, max {lags[-1] * 1e3:.0f} ms "
+                f"(goal: within 1 s)"
+            )
+    except RuntimeError as error:
+        print(f"presenter: skipped: {error}")
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=10)
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+        connection.settings_dict["TEST"] = old_test_settings
+        tmp.cleanup()
+
+
+BENCHES = [bench_presenter]

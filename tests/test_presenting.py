@@ -1,0 +1,87 @@
+"""Presenter mode: a member steps, followers poll the presented step with an ETag."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from battles import services
+from battles.models import BattleVisibility, Presentation
+from cards.models import TableMembership
+from cards.tables.services import table_create
+
+from .test_battle_pages import make_team, run
+
+
+@pytest.fixture
+def table_battle(alice, bob, types):
+    table = table_create(gm=alice, name="Sunday")
+    TableMembership.objects.create(table=table, user=bob)
+    a = make_team(alice, types, "Sunrise", visibility="tables")
+    b = make_team(bob, types, "Night", visibility="tables")
+    return run(bob, a, b, table=table, visibility=BattleVisibility.UNLISTED)
+
+
+def present(client, battle, action, round_no=1, step=1, **headers):
+    url = f"{battle.get_absolute_url()}present/"
+    return client.post(url, {"action": action, "round": round_no, "step": step}, headers=headers)
+
+
+def poll_url(client, battle) -> str:
+    return client.get(f"{battle.get_absolute_url()}follow/").json()["poll"]
+
+
+def test_followers_see_the_presenters_step_and_a_304_until_it_moves(client, alice, table_battle):
+    client.force_login(alice)
+    assert present(client, table_battle, "start", 1, 2).status_code == 302
+    url = poll_url(client, table_battle)
+    first = client.get(url)
+    assert first.status_code == 200 and 'data-round="1" data-step="2"' in first.content.decode()
+    assert client.get(url, headers={"If-None-Match": first["ETag"]}).status_code == 304
+    moved = present(client, table_battle, "step", 1, 3, HX_Request="true")
+    assert moved.status_code == 204
+    second = client.get(url, headers={"If-None-Match": first["ETag"]})
+    assert second.status_code == 200 and 'data-step="3"' in second.content.decode()
+    assert second["ETag"] != first["ETag"]
+
+
+def test_a_poll_that_has_not_moved_costs_one_query(
+    client, alice, table_battle, django_assert_num_queries
+):
+    client.force_login(alice)
+    present(client, table_battle, "start")
+    url = poll_url(client, table_battle)
+    etag = client.get(url)["ETag"]
+    with django_assert_num_queries(1):
+        assert client.get(url, headers={"If-None-Match": etag}).status_code == 304
+
+
+def test_share_link_visitors_follow_with_links_back_to_the_share_link(client, alice, table_battle):
+    client.force_login(alice)
+    present(client, table_battle, "start")
+    client.logout()
+    follow = client.get(f"{table_battle.share_url()}follow/").json()["poll"]
+    html = client.get(follow).content.decode()
+    assert table_battle.share_url() in html and str(table_battle.code) not in html
+    assert Presentation.objects.get().token not in follow
+
+
+def test_a_member_waits_while_the_gm_presents_but_the_gm_takes_over(alice, bob, table_battle):
+    kw = {"round_no": 1, "step": 1, "html": "", "html_shared": ""}
+    services.presentation_start(battle=table_battle, by=alice, **kw)
+    with pytest.raises(ValidationError, match="alice is presenting"):
+        services.presentation_start(battle=table_battle, by=bob, **kw)
+    services.presentation_stop(battle=table_battle, by=alice)
+    old = services.presentation_start(battle=table_battle, by=bob, **kw).token
+    new = services.presentation_start(battle=table_battle, by=alice, **kw)
+    assert new.presenter == alice and new.token != old  # old followers' token is dead
+
+
+def test_only_the_presenter_moves_the_presentation(alice, bob, table_battle):
+    kw = {"round_no": 1, "step": 1, "html": "", "html_shared": ""}
+    services.presentation_start(battle=table_battle, by=alice, **kw)
+    with pytest.raises(ValidationError):
+        services.presentation_move(battle=table_battle, by=bob, **kw)
+
+
+def test_nobody_presenting_answers_with_no_poll(client, alice, table_battle):
+    client.force_login(alice)
+    assert client.get(f"{table_battle.get_absolute_url()}follow/").json() == {"poll": None}
