@@ -75,6 +75,8 @@ def test_a_stored_v1_battle_opens_in_the_viewer_at_every_round(client, stored_v1
     for round_no in range(stored_v1.rounds + 1):
         response = client.get(stored_v1.get_absolute_url(), {"round": round_no})
         assert response.status_code == 200
+    # A round opens on its first event (issue 12); its last step shows the final blow.
+    response = client.get(stored_v1.get_absolute_url(), {"round": round_no, "step": 10_000})
     html = response.content.decode()
     last_damage = [e for e in log["events"] if e["kind"] == "damage"][-1]
     assert f"({last_damage['hp_before']} -&gt; {last_damage['hp_after']} HP)" in html

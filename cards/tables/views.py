@@ -8,7 +8,8 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memeyori_site.http import allow, require_post, require_safe
 
 from ..models import Table
 from ..printing import pdf
@@ -33,7 +34,7 @@ def _table_for_gm(request, code) -> Table:
     return table
 
 
-@require_GET
+@require_safe
 @login_required
 def table_list(request):
     from battles.models import Growth
@@ -46,7 +47,7 @@ def table_list(request):
     )
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def table_new(request):
     form = TableForm(request.POST or None)
@@ -57,7 +58,7 @@ def table_new(request):
     return render(request, "tables/new.html", {"form": form}, status=400 if form.errors else 200)
 
 
-@require_GET
+@require_safe
 @login_required
 def table_page(request, code):
     from battles.models import Battle
@@ -90,7 +91,7 @@ def table_page(request, code):
     )
 
 
-@require_POST
+@require_post
 @login_required
 def table_invite(request, code):
     table = _table_for_gm(request, code)
@@ -109,7 +110,7 @@ def table_invite(request, code):
     return redirect(table)
 
 
-@require_POST
+@require_post
 @login_required
 def table_member(request, code):
     table = _table_for_gm(request, code)
@@ -130,7 +131,7 @@ def table_member(request, code):
     return redirect(table)
 
 
-@require_POST
+@require_post
 @login_required
 def table_leave(request, code):
     table = _table_for_member(request, code)
@@ -143,7 +144,7 @@ def table_leave(request, code):
     return redirect("table_list")
 
 
-@require_GET
+@require_safe
 @login_required
 def table_print(request, code):
     """The GM prints the table's shared cards, or one member's, in one PDF."""
@@ -175,7 +176,7 @@ def table_print(request, code):
     return response
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def table_join(request, token):
     table = services.table_for_invite(token)
