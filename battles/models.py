@@ -76,3 +76,7 @@ class Battle(models.Model):
         if not self.share_token or self.visibility == BattleVisibility.PRIVATE:
             return None
         return reverse("battle_shared", kwargs={"token": self.share_token})
+
+
+# The lab's models live in their own module; importing them here registers them.
+from .lab.models import Lab, LabBattle, LabChunk, LabMatchup, LabStatus  # noqa: E402, F401
