@@ -24,7 +24,7 @@ endif
 .PHONY: help run serve test bench load lint python-check
 
 help:
-	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000"
+	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000 with a task worker"
 	@echo "make test   install with test extras, lint, check migrations, run the suite"
 	@echo "make bench  measure the rules core and the site"
 	@echo "make serve  production-like on 127.0.0.1:8000: gunicorn, whitenoise, debug off"
@@ -48,15 +48,23 @@ $(VENV)/.installed-test: pyproject.toml | $(VPY)
 	$(VPY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed
 
+# The dev server and one task worker (PDF and PNG renders) from one command; Ctrl-C stops
+# both. The worker does not reload itself: restart `make run` after changing a task's code.
+RUN_PORT ?= 8000
 run: $(VENV)/.installed
 	$(MANAGE) migrate --noinput
+	$(MANAGE) createcachetable
 	$(MANAGE) seed_demo
-	$(MANAGE) runserver 127.0.0.1:8000
+	@trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
+	nice -n 10 $(MANAGE) db_worker --no-reload & worker=$$!; \
+	$(MANAGE) runserver 127.0.0.1:$(RUN_PORT)
 
 # Production-like, on loopback only: debug off, gunicorn workers, whitenoise static files.
 # Plain HTTP on 127.0.0.1, so the HTTPS-only settings are relaxed here and only here.
 SERVE_PORT ?= 8000
 SERVE_WORKERS ?= 4
+# Task workers run at a lower CPU priority, so that pages win the CPU from renders.
+SERVE_TASK_WORKERS ?= 2
 SERVE_ENV = DJANGO_DEBUG=0 DJANGO_STATIC_MANIFEST=1 \
 	DJANGO_SECRET_KEY="$$(cat $(VENV)/secret-key)" \
 	DJANGO_ALLOWED_HOSTS=$${DJANGO_ALLOWED_HOSTS:-127.0.0.1,localhost} \
@@ -69,7 +77,12 @@ $(VENV)/secret-key: | $(VPY)
 serve: $(VENV)/.installed $(VENV)/secret-key
 	$(SERVE_ENV) $(MANAGE) collectstatic --noinput -v0
 	$(SERVE_ENV) $(MANAGE) migrate --noinput
+	$(SERVE_ENV) $(MANAGE) createcachetable
 	$(SERVE_ENV) $(MANAGE) seed_demo
+	@trap 'kill $$workers 2>/dev/null; wait $$workers 2>/dev/null' EXIT; workers=; \
+	for n in $$(seq 1 $(SERVE_TASK_WORKERS)); do \
+	  $(SERVE_ENV) nice -n 10 $(MANAGE) db_worker --no-reload & workers="$$workers $$!"; \
+	done; \
 	$(SERVE_ENV) $(VENV)/bin/gunicorn memeyori_site.wsgi --bind 127.0.0.1:$(SERVE_PORT) \
 		--workers $(SERVE_WORKERS) --access-logfile - --timeout 60
 

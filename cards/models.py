@@ -381,3 +381,7 @@ class PartySlot(models.Model):
 
     def __str__(self):
         return f"{self.party} #{self.position + 1}: {self.memeyori}"
+
+
+# Stored renders (PDFs and PNGs) are this app's too; their code lives with the printing.
+from .printing.store import Render  # noqa: E402, F401

@@ -10,5 +10,7 @@ urlpatterns = [
     path("sheet.pdf", views.print_sheet, name="print_sheet"),
     path("c/<kind:kind>/<uuid:code>/mastercard.pdf", views.mastercard_pdf, name="print_mastercard"),
     path("c/<kind:kind>/<uuid:code>/share.png", views.mastercard_png, name="print_share_png"),
+    path("r/<str:code>/", views.render_status, name="print_render"),
+    path("r/<str:code>/file", views.render_file, name="print_render_file"),
     path("c/<kind:kind>/<uuid:code>/portrait/", views.portrait_page, name="print_portrait"),
 ]

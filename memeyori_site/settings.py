@@ -4,6 +4,7 @@ Every helper fails loudly on a value it cannot read, so a typo in production is 
 at start-up rather than a silently insecure default.
 """
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -66,6 +67,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "django_ratelimit",
+    "django_tasks_db",
     "cards",
     "battles",
 ]
@@ -132,35 +134,66 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Tests use a file too, not shared-cache memory, so concurrency tests see real locking.
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
 
-# Rate limits count in this cache. With REDIS_URL every worker shares the counts; without
-# it each process counts alone, which is right for one runserver process.
+# Rate limits count in this cache, shared by every worker: the project's database by
+# default (`manage.py createcachetable` makes its table; `make run` and `make serve` do),
+# Redis when REDIS_URL is set. django-ratelimit warns (W001) that neither is on its short
+# list of supported backends; both increment atomically (memeyori_site/cache.py, INCRBY).
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-SILENCED_SYSTEM_CHECKS = [
-    # django-ratelimit lists only django-redis and memcached as supported. Django's own
-    # RedisCache increments atomically (INCRBY), and LocMem is exact within one process.
-    "django_ratelimit.W001",
-    "django_ratelimit.E003",
-]
+    CACHES = {
+        "default": {"BACKEND": "memeyori_site.cache.DatabaseCache", "LOCATION": "memeyori_cache"}
+    }
+# The client's address for rate limits and the one-render-in-flight rule: REMOTE_ADDR, or
+# the X-Forwarded-For entry added by the proxies named here (addresses or networks, comma
+# separated), and never a header a client could send itself. See memeyori_site/ratelimit.py.
+TRUSTED_PROXIES = envlist("DJANGO_TRUSTED_PROXIES")
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"DJANGO_TRUSTED_PROXIES must list IP addresses or networks; got {_proxy!r}"
+        ) from None
+RATELIMIT_IP_META_KEY = "memeyori_site.ratelimit.client_ip"
 RATELIMIT_ENABLE = envbool("DJANGO_RATELIMIT_ENABLE", True)
 # URL name -> (rate, HTTP methods counted). Keyed by client IP; see memeyori_site/ratelimit.py.
+# HEAD costs what GET does (the same view runs), so it is counted with it.
 RATE_LIMITS = {
     "login": ("10/m", {"POST"}),
     "signup": ("5/m", {"POST"}),
     "password_change": ("10/m", {"POST"}),
     "battle_new": ("20/m", {"POST"}),
     "import": ("20/m", {"POST"}),
-    "print_sheet": ("10/m", {"GET"}),
-    "print_mastercard": ("30/m", {"GET"}),
-    "print_share_png": ("30/m", {"GET"}),
-    "battle_og": ("60/m", {"GET"}),
-    "battle_shared_og": ("60/m", {"GET"}),
+    "print_page": ("30/m", {"GET", "HEAD"}),
+    "print_sheet": ("10/m", {"GET", "HEAD"}),
+    "print_mastercard": ("30/m", {"GET", "HEAD"}),
+    "print_share_png": ("30/m", {"GET", "HEAD"}),
+    "battle_og": ("60/m", {"GET", "HEAD"}),
+    "battle_shared_og": ("60/m", {"GET", "HEAD"}),
 }
+
+# Background work (PDF and PNG renders, portraits) runs as django.tasks tasks. By default
+# they wait in this project's own database (SQLite or PostgreSQL) for `manage.py db_worker`
+# processes, which claim them with row locks (SKIP LOCKED on PostgreSQL), so any number of
+# workers on any number of machines can share one queue. DJANGO_TASKS_IMMEDIATE=1 runs each
+# task inside the request that enqueues it, with no worker (the test suite does that).
+IMMEDIATE_TASKS = {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}
+TASKS = {
+    "default": IMMEDIATE_TASKS
+    if envbool("DJANGO_TASKS_IMMEDIATE", False)
+    else {"BACKEND": "django_tasks_db.DatabaseBackend"}
+}
+# Renders (cards/printing/store.py): at most this many wait for a worker before asking for
+# a new one is refused (503); their outputs are kept under this many bytes in all.
+RENDER_QUEUE_MAX = envint("DJANGO_RENDER_QUEUE_MAX", 20)
+RENDER_STORE_MAX_BYTES = envint("DJANGO_RENDER_STORE_MB", 500) * 1024 * 1024
+# One render's time limit in seconds, and how many processes one render may use.
+PRINT_RENDER_TIMEOUT = envint("DJANGO_RENDER_TIMEOUT", 30)
+PRINT_RENDER_WORKERS = envint("DJANGO_RENDER_PROCESSES", 2)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

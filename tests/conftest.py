@@ -11,11 +11,22 @@ from cards.models import Archon, Card, Memeyori, Party, Type
 
 
 @pytest.fixture(autouse=True)
-def _isolated(settings, tmp_path):
+def _isolated(settings, tmp_path, django_db_setup, django_db_blocker):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.MEDIA_ROOT = tmp_path / "media"
-    # Rate-limit counts live in the cache; each test starts with none spent.
-    cache.clear()
+    # Rate-limit counts live in the cache (a table in the test database); each test starts
+    # with none spent.
+    with django_db_blocker.unblock():
+        cache.clear()
+    # Tasks run inside the request that enqueues them, unless a test asks for the queue
+    # (the `queued_tasks` fixture) to see what a person sees while a worker is busy.
+    settings.TASKS = {"default": settings.IMMEDIATE_TASKS}
+
+
+@pytest.fixture
+def queued_tasks(settings):
+    """Tasks wait in the database, as on the site, for a db_worker to claim them."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 
 @pytest.fixture

@@ -15,6 +15,9 @@ from battles import services as battle_services
 from battles.lab import services as lab_services
 from battles.models import Battle, Lab, LabBattle
 from cards.models import Archon, Card, Memeyori, Party, PartySlot
+from cards.printing import layout, store
+from cards.printing.deck import character_faces
+from cards.printing.render import prepare
 from cards.services import party_set_memeyori
 
 from .conftest import make_archon, make_card, make_memeyori, make_party
@@ -22,6 +25,7 @@ from .conftest import make_archon, make_card, make_memeyori, make_party
 VIEW = "view"  # owner reads; others read only when public
 OWNER = "owner"  # owner only, for reading and for writing
 SHARED = "shared"  # anyone holding the token, no account needed
+HOLDER = "holder"  # anyone holding a render's code: it was given only to whoever asked
 
 # url name -> (rule, method the owner's happy path uses, status the owner gets)
 RULES = {
@@ -43,6 +47,8 @@ RULES = {
     "print_mastercard": (VIEW, "GET", 200),
     "print_share_png": (VIEW, "GET", 200),
     "print_portrait": (OWNER, "GET", 200),
+    "print_render": (HOLDER, "GET", 200),
+    "print_render_file": (HOLDER, "GET", 200),
     "battle": (VIEW, "GET", 200),
     "battle_log": (VIEW, "GET", 200),
     "battle_og": (VIEW, "GET", 200),
@@ -101,14 +107,21 @@ def world(alice, types):
     }  # fmt: skip
     # The card editor's add form carries a prefix.
     payload.update({f"new-{k}": v for k, v in payload.items()})
+    # A stored render of her private Mastercard: its code is what she was given.
+    job = store.find_or_queue(
+        kind="mastercard", requester=f"user:{alice.pk}", filename="secret-pup.pdf",
+        spec=prepare(character_faces(m)[:1], sheet=layout.single_card_layout("a4")),
+    )  # fmt: skip
     return {
         "memeyori": m, "archon": archon, "card": card, "party": party, "battle": battle,
-        "lab": lab, "payload": payload,
+        "lab": lab, "payload": payload, "render": job,
     }  # fmt: skip
 
 
 def urls_for(name: str, world) -> list[str]:
     m, battle = world["memeyori"], world["battle"]
+    if name in ("print_render", "print_render_file"):
+        return [reverse(name, kwargs={"code": world["render"].code})]
     if name in ("card_edit", "card_reorder", "card_remove"):
         return [
             reverse(name, kwargs={"kind": "memeyori", "code": m.code, "card": world["card"].code})
@@ -153,7 +166,9 @@ def test_the_owner_can_use_every_url(client, alice, world, name):
         assert response.status_code == status, (url, response.status_code)
 
 
-@pytest.mark.parametrize("name", sorted(n for n, (rule, *_) in RULES.items() if rule != SHARED))
+@pytest.mark.parametrize(
+    "name", sorted(n for n, (rule, *_) in RULES.items() if rule not in (SHARED, HOLDER))
+)
 @pytest.mark.parametrize("who", ["bob", "anonymous"])
 def test_others_get_a_404_and_change_nothing(client, bob, world, name, who):
     if who == "bob":
@@ -201,3 +216,15 @@ def test_csrf_is_enforced_on_every_post(alice, world, name):
     for url in urls_for(name, world):
         assert client.post(url, {"name": "x"}).status_code == 403
     assert stored_state() == before
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (rule, *_) in RULES.items() if rule == HOLDER))
+@pytest.mark.parametrize("who", ["bob", "anonymous"])
+def test_a_render_opens_for_whoever_holds_its_code_and_no_other(client, bob, world, name, who):
+    if who == "bob":
+        client.force_login(bob)
+    url = urls_for(name, world)[0]
+    assert client.get(url).status_code == 200
+    made_up = reverse(name, kwargs={"code": "x" * 43})
+    assert client.get(made_up).status_code == 404
+    assert client.post(url).status_code == 405

@@ -11,17 +11,18 @@ Choices (the issue left them open):
   https/http hosts, `file:`, `data:` (our templates never need it, and it would let user
   text smuggle content in if escaping ever failed), `ftp:` and every other scheme. It
   never touches the network, so no redirect can be followed.
-- Time. Each render runs in a worker process (`multiprocessing`, spawn) from a small pool;
-  the caller waits at most `timeout` seconds, then the pool is terminated (the process is
-  killed, unlike a thread) and `RenderTimeout` is raised. Workers load WeasyPrint and the
-  fonts when they start, so no user's render pays for that; render.py splits a deck of
-  several sheets over the workers and `join_pdfs` puts the parts together.
+- Time. Each render runs in a child process (`multiprocessing`, forkserver) started for
+  it; the caller (a task worker, see cards/printing/tasks.py) waits at most `timeout`
+  seconds, then the child is killed (a process can be, unlike a thread), `RenderTimeout`
+  is raised and the caller carries on. The fork server loads WeasyPrint and the fonts once
+  (cards/printing/warm.py), so no render pays for that; render.py splits a deck of
+  several sheets over a few children and `join_pdfs` puts the parts together.
 """
 
-import atexit
 import io
 import logging
 import multiprocessing
+import multiprocessing.connection
 import threading
 import time
 from dataclasses import dataclass, field
@@ -48,7 +49,11 @@ MAX_ASSET_BYTES = 20 * 1024 * 1024
 MAX_FIT_PASSES = 4
 
 
-class RenderTimeout(Exception):
+class RenderFailed(Exception):
+    """The render could not finish; the message says why, for the person who asked."""
+
+
+class RenderTimeout(RenderFailed):
     """The render took longer than its time limit and was stopped."""
 
 
@@ -221,64 +226,89 @@ def _first_page_png(pdf: bytes, dpi: int) -> bytes:
     return out.getvalue()
 
 
-_pool = None
-_pool_lock = threading.Lock()
-# A worker is replaced after this many renders, so memory WeasyPrint keeps never piles up.
-TASKS_PER_WORKER = 50
-
-
 def _quiet_missing_glyphs(record: logging.LogRecord) -> bool:
     # One line per missing glyph per card (emoji Type symbols without an emoji font) would
     # bury the warnings that matter, such as refused URLs. The README says which font.
     return ".notdef glyph" not in record.getMessage()
 
 
-def _warm_up() -> None:
-    """Load WeasyPrint and the fonts when a worker starts, not in a user's first render."""
+def warm_up() -> None:
+    """Load WeasyPrint and the fonts once, in the fork server, not in a user's render."""
     from weasyprint import HTML
 
     logging.getLogger("weasyprint").addFilter(_quiet_missing_glyphs)
     HTML(string="<p>warm</p>").render()
 
 
-def _get_pool(workers: int):
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = multiprocessing.get_context("spawn").Pool(
-                processes=workers, initializer=_warm_up, maxtasksperchild=TASKS_PER_WORKER
-            )
-        return _pool
+_context = None
+_context_lock = threading.Lock()
 
 
-def _drop_pool(pool=None) -> None:
-    """Kill the workers (all of them: a Pool cannot stop one task). With `pool`, only if
-    it is still the current one, so a late timeout never kills a fresh pool."""
-    global _pool
-    with _pool_lock:
-        if _pool is not None and (pool is None or pool is _pool):
-            _pool.terminate()
-            _pool = None
+def _get_context():
+    """Children come from a fork server that imported WeasyPrint and loaded the fonts once
+    (cards.printing.warm), so each render starts in milliseconds in a fresh process that
+    holds no database connection, no lock and no thread of its caller."""
+    global _context
+    with _context_lock:
+        if _context is None:
+            _context = multiprocessing.get_context("forkserver")
+            _context.set_forkserver_preload(["cards.printing.warm"])
+        return _context
 
 
-atexit.register(_drop_pool)
-
-
-def run(job: RenderJob, *, timeout: float, workers: int = 2) -> RenderResult:
-    """Render in the worker pool; stop it and raise RenderTimeout after `timeout` seconds."""
-    return run_many([job], timeout=timeout, workers=workers)[0]
-
-
-def run_many(jobs: list[RenderJob], *, timeout: float, workers: int = 2) -> list[RenderResult]:
-    """Render the jobs side by side; all of them share one time limit."""
-    pool = _get_pool(workers)
-    deadline = time.monotonic() + timeout
-    pending = [pool.apply_async(render_job, (job,)) for job in jobs]
+def _child(job: RenderJob, conn) -> None:
     try:
-        return [p.get(max(0.0, deadline - time.monotonic())) for p in pending]
-    except multiprocessing.TimeoutError:
-        _drop_pool(pool)
-        raise RenderTimeout(f"rendering took longer than {timeout:g} s and was stopped") from None
+        result = render_job(job)
+    except Exception as error:  # the reason goes back to the caller, who reports it
+        conn.send(("error", f"{type(error).__name__}: {error}"[:500]))
+    else:
+        conn.send(("ok", result))
+    conn.close()
+
+
+def run(job: RenderJob, *, timeout: float) -> RenderResult:
+    """Render in a child process; kill it and raise RenderTimeout after `timeout` seconds."""
+    return run_many([job], timeout=timeout)[0]
+
+
+def run_many(jobs: list[RenderJob], *, timeout: float) -> list[RenderResult]:
+    """Render the jobs side by side, one child process each, under one time limit.
+
+    A child past the deadline is killed (a thread could not be) and RenderTimeout raised;
+    a child that fails or dies raises RenderFailed. Either way the caller carries on.
+    """
+    context = _get_context()
+    deadline = time.monotonic() + timeout
+    children = []
+    try:
+        for job in jobs:
+            receive, send = context.Pipe(duplex=False)
+            child = context.Process(target=_child, args=(job, send), daemon=True)
+            child.start()
+            send.close()
+            children.append((child, receive))
+        results: list[RenderResult | None] = [None] * len(jobs)
+        waiting = {receive: index for index, (_, receive) in enumerate(children)}
+        while waiting:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RenderTimeout(f"rendering took longer than {timeout:g} s and was stopped")
+            for conn in multiprocessing.connection.wait(list(waiting), timeout=left):
+                index = waiting.pop(conn)
+                try:
+                    status, value = conn.recv()
+                except EOFError:
+                    raise RenderFailed("the renderer stopped unexpectedly") from None
+                if status != "ok":
+                    raise RenderFailed(f"the renderer failed: {value}")
+                results[index] = value
+        return results  # type: ignore[return-value]
+    finally:
+        for child, receive in children:
+            if child.is_alive():
+                child.kill()
+            child.join(timeout=10)
+            receive.close()
 
 
 def join_pdfs(parts: list[bytes]) -> bytes:

@@ -148,14 +148,26 @@ def marks_svg(page_w: float, page_h: float, marks) -> bytes:
 LINE_NAMES = ("name", "Type line", "owner line")
 
 
-def _cut_message(face: Face, zone: int) -> str:
-    if zone == face.zone:
+def _zone_info(faces: list[Face]) -> dict[str, dict]:
+    """What a preflight message says about each text zone, kept with the spec so that a
+    worker can write the messages without the faces."""
+    info = {}
+    for face in faces:
+        if face.kind == "back":
+            continue
+        info[str(face.zone)] = {"title": face.title, "kind": face.kind, "line": None}
+        for number, zone in enumerate(face.lines):
+            info[str(zone)] = {"title": face.title, "kind": face.kind, "line": LINE_NAMES[number]}
+    return info
+
+
+def _cut_message(zone: dict) -> str:
+    if zone["line"] is None:
         return (
-            f"{face.title}: its text does not fit even at {fit.STEPS[face.kind][-1]:g} pt; "
-            "the card says where it is cut."
+            f"{zone['title']}: its text does not fit even at "
+            f"{fit.STEPS[zone['kind']][-1]:g} pt; the card says where it is cut."
         )
-    line = LINE_NAMES[face.lines.index(zone)]
-    return f"{face.title}: its {line} is too long for the card and is cut; shorten it."
+    return f"{zone['title']}: its {zone['line']} is too long for the card and is cut; shorten it."
 
 
 def _chunks(faces: list[Face], per_page: int, count: int) -> list[list[Face]]:
@@ -168,7 +180,7 @@ def _chunks(faces: list[Face], per_page: int, count: int) -> list[list[Face]]:
     ]
 
 
-def render_faces(
+def prepare(
     faces: list[Face],
     *,
     sheet: layout.SheetLayout,
@@ -177,44 +189,61 @@ def render_faces(
     title: str = "Memeyori cards",
     png_dpi: int | None = None,
     png_only: bool = False,
-) -> PrintResult:
-    """Render the faces; a deck of several sheets is split at sheet boundaries over the
-    worker processes, laid out side by side and joined into one PDF."""
+) -> dict:
+    """Everything a render needs, as plain JSON: the documents (a deck of several sheets is
+    split at sheet boundaries, to be rendered side by side) and what the preflight says
+    about each zone. It is built where the request is, so a stored render always matches
+    the data it was asked for; its hash is the cache key (see store.py)."""
     if len(faces) > MAX_FACES:
         raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
     if not faces:
         raise TooManyCards("Nothing to print: the party has no Archon and no Memeyori yet.")
-    workers = getattr(settings, "PRINT_RENDER_WORKERS", 2)
+    parts = getattr(settings, "PRINT_RENDER_WORKERS", 2)
     per_page = 1 if bleed else len(sheet.slots)
     jobs, first_zone = [], 1
-    for number, chunk in enumerate(_chunks(faces, per_page, workers)):
+    for number, chunk in enumerate(_chunks(faces, per_page, parts)):
         html, zones, generated = build_document(
             chunk, sheet=sheet, backs=backs, bleed=bleed, title=title, first_zone=first_zone
         )
         first_zone += len(zones)
         jobs.append(
-            pdf.RenderJob(
-                html=html,
-                roots=_roots(),
-                zones=zones,
-                generated=generated,
-                png_dpi=png_dpi if number == 0 else None,
-                png_only=png_only,
-            )
+            {
+                "html": html,
+                "zones": {str(z): list(v) for z, v in zones.items()},
+                "generated": {name: data.decode() for name, data in generated.items()},
+                "png_dpi": png_dpi if number == 0 else None,
+            }
         )
-    results = pdf.run_many(
-        jobs, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30), workers=workers
-    )
-    by_zone = {f.zone: f for f in faces if f.kind != "back"}
-    by_zone.update((line, f) for f in faces for line in f.lines)
+    return {"jobs": jobs, "zones": _zone_info(faces), "png_only": png_only}
+
+
+def render_spec(spec: dict) -> PrintResult:
+    """Render a prepared spec in child processes under PRINT_RENDER_TIMEOUT; raises
+    pdf.RenderFailed (or its RenderTimeout) with a reason a person can read."""
+    roots = _roots()
+    png_only = spec["png_only"]
+    jobs = [
+        pdf.RenderJob(
+            html=job["html"],
+            roots=roots,
+            zones={int(z): (kind, step) for z, (kind, step) in job["zones"].items()},
+            generated={name: text.encode() for name, text in job["generated"].items()},
+            png_dpi=job["png_dpi"],
+            png_only=png_only,
+        )
+        for job in spec["jobs"]
+    ]
+    results = pdf.run_many(jobs, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30))
+    zones = spec["zones"]
     cut = [z for r in results for z in r.cut]
     steps = {z: step for r in results for z, step in r.steps.items()}
     refused = [url for r in results for url in r.refused]
-    preflight = [_cut_message(by_zone[z], z) for z in cut]
+    preflight = [_cut_message(zones[str(z)]) for z in cut]
     shrunk = [
-        f"{by_zone[z].title}: text set at {fit.STEPS[by_zone[z].kind][step]:g} pt to fit."
+        f"{zones[str(z)]['title']}: text set at "
+        f"{fit.STEPS[zones[str(z)]['kind']][step]:g} pt to fit."
         for z, step in sorted(steps.items())
-        if step > 0 and z not in cut and z == by_zone[z].zone
+        if step > 0 and z not in cut and zones[str(z)]["line"] is None
     ]
     media = pdf.ASSET_BASE + settings.MEDIA_URL.strip("/") + "/"
     preflight += [
@@ -231,3 +260,9 @@ def render_faces(
         requested=[url for r in results for url in r.requested],
         refused=refused,
     )
+
+
+def render_faces(faces: list[Face], **options) -> PrintResult:
+    """Prepare and render here and now (the command line, tests, benches); the site
+    renders through tasks instead (cards/printing/tasks.py)."""
+    return render_spec(prepare(faces, **options))

@@ -1,4 +1,5 @@
-"""The print pages. Thin: parse with a form, call render / portraits, answer."""
+"""The print pages. Thin: parse with a form, prepare the render, then serve it from the
+store or queue it and answer at once with a waiting page (cards/printing/store.py)."""
 
 import base64
 
@@ -6,22 +7,27 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import slugify
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from cards.views import get_character_for_owner, get_character_for_viewer
+from memeyori_site.ratelimit import requester
 
-from . import layout, pdf
+from . import layout, store
 from .deck import Face, character_faces
 from .forms import PortraitForm, PrintForm
 from .portraits import character_set_portrait
-from .render import TooManyCards, render_faces
+from .render import TooManyCards, prepare
+from .store import Render
 
 PREVIEW_DPI = 60
 SHARE_DPI = 200
 PAPERS = ("a4", "letter", "card")
+WAITING_TEMPLATE = "print/render.html"
 
 
 def _faces(characters) -> list[Face]:
@@ -36,6 +42,65 @@ def _sheet_options(form: PrintForm) -> dict:
     }
 
 
+def _safe_back(request, back: str) -> str:
+    """Where a waiting page returns to: a print URL on this site, or nowhere."""
+    if back.startswith("/print/") and url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}
+    ):
+        return back
+    return ""
+
+
+def _job_context(request, job: Render, back: str) -> dict:
+    """What the waiting partial (print/render.html#status) shows."""
+    status_url = reverse("print_render", kwargs={"code": job.code})
+    if back:
+        status_url += "?" + urlencode({"back": back})
+    again = ""
+    if back:
+        again = back + ("&" if "?" in back else "?") + "again=1"
+    return {
+        "job": job,
+        "ahead": job.ahead(),
+        "status_url": status_url,
+        "file_url": reverse("print_render_file", kwargs={"code": job.code}),
+        "again_url": again,
+        "back": back,
+        "to_preview": back.startswith(reverse("print_page") + "?"),
+    }
+
+
+def _refused(request, error: store.Refused, template=WAITING_TEMPLATE):
+    response = render(request, template, {"refused": str(error)}, status=error.status)
+    response["Retry-After"] = str(error.retry_after)
+    return response
+
+
+def _file_response(job: Render) -> HttpResponse:
+    response = HttpResponse(store.content(job), content_type=job.content_type)
+    disposition = "inline" if job.kind == Render.Kind.SHARE else "attachment"
+    response["Content-Disposition"] = f'{disposition}; filename="{job.filename}"'
+    return response
+
+
+def _serve_or_wait(request, *, kind: str, spec: dict, filename: str):
+    """The file if it is stored; else queue it and answer at once with a waiting page."""
+    try:
+        job = store.find_or_queue(
+            kind=kind,
+            spec=spec,
+            requester=requester(request),
+            filename=filename,
+            again="again" in request.GET,
+        )
+    except store.Refused as error:
+        return _refused(request, error)
+    if job.status == Render.Status.DONE:
+        return _file_response(job)
+    context = _job_context(request, job, back=request.get_full_path())
+    return render(request, WAITING_TEMPLATE, context, status=202)
+
+
 @vary_on_headers("HX-Request")
 def print_page(request):
     """Choose what to print; with a valid choice, show the preflight and page one."""
@@ -45,26 +110,37 @@ def print_page(request):
     context = {"form": form, "submitted": submitted}
     if submitted and form.is_valid():
         faces = _faces(form.chosen())
+        query = request.GET.copy()
+        query.pop("again", None)
         try:
-            result = render_faces(faces, png_dpi=PREVIEW_DPI, png_only=True, **_sheet_options(form))
-        except (TooManyCards, pdf.RenderTimeout) as error:
+            spec = prepare(faces, png_dpi=PREVIEW_DPI, **_sheet_options(form))
+            job = store.find_or_queue(
+                kind=Render.Kind.SHEET,
+                spec=spec,
+                requester=requester(request),
+                filename="memeyori-cards.pdf",
+                again="again" in request.GET,
+            )
+        except TooManyCards as error:
+            context["error"] = str(error)
+        except store.Refused as error:
+            if not request.htmx:
+                return _refused(request, error)
             context["error"] = str(error)
         else:
-            context.update(
-                result=result,
-                cards=len(faces),
-                preview=base64.b64encode(result.png).decode("ascii"),
-                query=request.GET.urlencode(),
-            )
+            if job.status == Render.Status.DONE:
+                context.update(
+                    result=job.meta,
+                    cards=len(faces),
+                    preview=base64.b64encode(store.content(job, "preview")).decode("ascii"),
+                    query=query.urlencode(),
+                )
+            else:
+                back = reverse("print_page") + "?" + query.urlencode()
+                context.update(_job_context(request, job, back=back))
     if request.htmx:
         template_name += "#result"
     return render(request, template_name, context)
-
-
-def _pdf_response(data: bytes, filename: str) -> HttpResponse:
-    response = HttpResponse(data, content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
 
 
 def print_sheet(request):
@@ -76,12 +152,10 @@ def print_sheet(request):
             content_type="text/plain",
         )
     try:
-        result = render_faces(_faces(form.chosen()), **_sheet_options(form))
+        spec = prepare(_faces(form.chosen()), png_dpi=PREVIEW_DPI, **_sheet_options(form))
     except TooManyCards as error:
         return HttpResponse(str(error), status=400, content_type="text/plain")
-    except pdf.RenderTimeout as error:
-        return HttpResponse(str(error), status=503, content_type="text/plain")
-    return _pdf_response(result.pdf, "memeyori-cards.pdf")
+    return _serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename="memeyori-cards.pdf")
 
 
 def mastercard_pdf(request, kind, code):
@@ -90,29 +164,57 @@ def mastercard_pdf(request, kind, code):
     paper = request.GET.get("paper", "a4")
     if paper not in PAPERS:
         return HttpResponse("paper must be a4, letter or card", status=400)
-    faces = character_faces(character)[:1]
-    try:
-        result = render_faces(faces, sheet=layout.single_card_layout(paper), title=character.name)
-    except pdf.RenderTimeout as error:
-        return HttpResponse(str(error), status=503, content_type="text/plain")
-    return _pdf_response(result.pdf, f"{slugify(character.name) or 'mastercard'}.pdf")
+    spec = prepare(
+        character_faces(character)[:1],
+        sheet=layout.single_card_layout(paper),
+        title=character.name,
+    )
+    return _serve_or_wait(
+        request,
+        kind=Render.Kind.MASTERCARD,
+        spec=spec,
+        filename=f"{slugify(character.name) or 'mastercard'}.pdf",
+    )
 
 
 def mastercard_png(request, kind, code):
     """The Mastercard as a PNG for chat, rasterised from its card-sized PDF."""
     character = get_character_for_viewer(request, kind, code)
-    try:
-        result = render_faces(
-            character_faces(character)[:1],
-            sheet=layout.single_card_layout("card"),
-            png_dpi=SHARE_DPI,
-            png_only=True,
-        )
-    except pdf.RenderTimeout as error:
-        return HttpResponse(str(error), status=503, content_type="text/plain")
-    response = HttpResponse(result.png, content_type="image/png")
-    response["Content-Disposition"] = f'inline; filename="{slugify(character.name) or "card"}.png"'
-    return response
+    spec = prepare(
+        character_faces(character)[:1],
+        sheet=layout.single_card_layout("card"),
+        png_dpi=SHARE_DPI,
+        png_only=True,
+    )
+    return _serve_or_wait(
+        request,
+        kind=Render.Kind.SHARE,
+        spec=spec,
+        filename=f"{slugify(character.name) or 'card'}.png",
+    )
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def render_status(request, code):
+    """A queued render's page: queued (how many ahead), rendering, failed with the reason,
+    or ready. htmx polls its #status partial every second; without JavaScript the page
+    refreshes itself. Anyone holding the code may look: it is as unguessable as a share
+    link, and only someone allowed to see the cards could have been given it."""
+    job = store.expire_if_stale(get_object_or_404(Render.objects.defer(*store.LIGHT), code=code))
+    context = _job_context(request, job, back=_safe_back(request, request.GET.get("back", "")))
+    if job.status == Render.Status.DONE and context["to_preview"] and not request.htmx:
+        return redirect(request.GET["back"])
+    template_name = WAITING_TEMPLATE + ("#status" if request.htmx else "")
+    return render(request, template_name, context)
+
+
+@require_safe
+def render_file(request, code):
+    job = get_object_or_404(Render.objects.defer(*store.LIGHT), code=code)
+    if job.status != Render.Status.DONE:
+        return redirect("print_render", code=code)
+    return _file_response(job)
 
 
 @require_http_methods(["GET", "POST"])

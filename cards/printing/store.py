@@ -1,0 +1,311 @@
+"""Stored renders: one row per distinct output, found by a hash of everything in it.
+
+A request prepares its documents (render.prepare), hashes them with the files they load
+(`spec_key`) and looks the hash up: a finished render is served from here without
+rendering; otherwise one row is queued and a task (cards/printing/tasks.py) renders it.
+
+Choices (the issue left them open):
+- Outputs live in the database, beside the jobs: a worker on another machine writes where
+  every web process reads, with no shared disk to set up. `prune` keeps their total under
+  RENDER_STORE_MAX_BYTES, least recently served first.
+- One render in flight per requester (a user, or a client address for visitors) is a
+  partial unique constraint, so the database refuses a second one even under a race.
+- A failed render is shown with its reason; asking again (the page's "Try again" link, or
+  the same URL after FAILED_SHOWN_FOR) queues it once more.
+"""
+
+import hashlib
+import json
+import re
+import secrets
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urljoin
+
+from django.conf import settings
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q, Sum
+from django.utils import timezone
+
+from . import pdf
+
+# Bump when a change in the render code (not in templates, CSS or data, which the key
+# covers by content) changes the output, so that stored renders are not served again.
+PIPELINE_VERSION = 1
+FAILED_SHOWN_FOR = timedelta(seconds=60)
+# A job queued this long was never claimed: no worker is running.
+QUEUED_GIVE_UP = timedelta(minutes=10)
+# Touch `used_at` at most this often, so that serving a stored render writes nothing.
+TOUCH_EVERY = timedelta(minutes=5)
+ASSET_REF = re.compile(r'(?:src|href)="(/[^"]+)"|url\(\s*[\'"]?([^\'")\s]+)')
+
+
+def _new_code() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class Render(models.Model):
+    class Kind(models.TextChoices):
+        SHEET = "sheet", "print sheets"  # a PDF and a picture of its page one
+        MASTERCARD = "mastercard", "Mastercard PDF"
+        SHARE = "share", "Mastercard PNG"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RENDERING = "rendering", "Rendering"
+        DONE = "done", "Ready"
+        FAILED = "failed", "Failed"
+
+    IN_FLIGHT = (Status.QUEUED, Status.RENDERING)
+
+    key = models.CharField(max_length=64, unique=True)
+    # The public handle in URLs: unguessable, unlike the hash of known content.
+    code = models.CharField(max_length=43, unique=True, default=_new_code, editable=False)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    # "user:<id>" or "ip:<address>": who queued it, for the one-in-flight rule.
+    requester = models.CharField(max_length=100)
+    filename = models.CharField(max_length=200)
+    spec = models.JSONField(null=True, blank=True)  # the documents; dropped once rendered
+    data = models.BinaryField(null=True, blank=True)
+    preview = models.BinaryField(null=True, blank=True)  # page one as a PNG (sheets)
+    size = models.PositiveBigIntegerField(default=0)
+    meta = models.JSONField(default=dict, blank=True)  # pages, preflight, shrunk
+    error = models.TextField(blank=True)
+    runs = models.PositiveIntegerField(default=0)  # times a worker started it
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    used_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["requester"],
+                condition=Q(status__in=["queued", "rendering"]),
+                name="one_render_in_flight_per_requester",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="render_queue"),
+            models.Index(fields=["status", "used_at"], name="render_lru"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} {self.key[:12]} ({self.status})"
+
+    @property
+    def content_type(self) -> str:
+        return "image/png" if self.kind == self.Kind.SHARE else "application/pdf"
+
+    @property
+    def in_flight(self) -> bool:
+        return self.status in self.IN_FLIGHT
+
+    def ahead(self) -> int:
+        """Queued renders that a worker will take before this one."""
+        if self.status != self.Status.QUEUED:
+            return 0
+        return Render.objects.filter(
+            status=self.Status.QUEUED, created_at__lt=self.created_at
+        ).count()
+
+
+LIGHT = ("data", "preview", "spec")  # never loaded just to look at a render's state
+
+
+class Refused(Exception):
+    status = 429
+    retry_after = 5
+
+
+class Busy(Refused):
+    def __init__(self):
+        super().__init__(
+            "You already have a render in progress. Wait for it to finish, then ask again."
+        )
+
+
+class QueueFull(Refused):
+    status = 503
+    retry_after = 15
+
+    def __init__(self, waiting: int):
+        super().__init__(
+            f"The print queue is full ({waiting} renders waiting). Try again in a few seconds."
+        )
+
+
+# --- The key -------------------------------------------------------------------------
+
+_digests: dict[tuple[str, int, int], str] = {}
+
+
+def _file_digest(path: Path) -> str:
+    """A file's SHA-256, remembered while its size and modification time stay the same."""
+    stat = path.stat()
+    marker = (str(path), stat.st_mtime_ns, stat.st_size)
+    digest = _digests.get(marker)
+    if digest is None:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if len(_digests) > 10_000:
+            _digests.clear()
+        _digests[marker] = digest
+    return digest
+
+
+def _asset_digests(spec: dict) -> list[tuple[str, str]]:
+    """Every file the documents load (stylesheets, what they load in turn, portraits),
+    resolved exactly as the renderer's fetcher will, with a digest of its content."""
+    from .render import _roots
+
+    fetcher = pdf.asset_fetcher(_roots())
+    todo = [
+        (pdf.ASSET_BASE, ref)
+        for job in spec["jobs"]
+        for match in ASSET_REF.finditer(job["html"])
+        for ref in match.groups()
+        if ref
+    ]
+    seen: dict[str, str] = {}
+    while todo:
+        base, ref = todo.pop()
+        url = urljoin(base, ref)
+        if url in seen or not url.startswith(pdf.ASSET_BASE):
+            continue
+        if url.startswith(pdf.ASSET_BASE + pdf.GENERATED):
+            continue  # made for the render, already in the spec
+        try:
+            path = fetcher.resolve(url)
+        except pdf.RefusedURL:
+            seen[url] = "refused"
+            continue
+        seen[url] = _file_digest(path)
+        if path.suffix.lower() == ".css":
+            text = path.read_text(encoding="utf-8", errors="replace")
+            todo += [(url, ref) for m in ASSET_REF.finditer(text) for ref in m.groups() if ref]
+    return sorted(seen.items())
+
+
+def spec_key(kind: str, spec: dict) -> str:
+    """The hash of everything that goes into a render: the documents (the faces' data,
+    Type colours and layout options are written into them by the templates), the files
+    they load (the CSS, portraits), the kind of output and the pipeline's version."""
+    digest = hashlib.sha256()
+    head = {"version": PIPELINE_VERSION, "kind": kind, "spec": spec}
+    digest.update(json.dumps(head, sort_keys=True, separators=(",", ":")).encode())
+    digest.update(json.dumps(_asset_digests(spec)).encode())
+    return digest.hexdigest()
+
+
+# --- Asking for a render -------------------------------------------------------------
+
+
+def expire_if_stale(render: Render) -> Render:
+    """Mark a render failed when its worker died or none ever took it, so that the page
+    says so and its requester may ask again."""
+    if not render.in_flight:
+        return render
+    now = timezone.now()
+    timeout = timedelta(seconds=getattr(settings, "PRINT_RENDER_TIMEOUT", 30) + 60)
+    if render.status == Render.Status.RENDERING and render.started_at < now - timeout:
+        reason = "the render worker stopped before it finished"
+    elif render.status == Render.Status.QUEUED and render.created_at < now - QUEUED_GIVE_UP:
+        reason = "no render worker took the job; is one running?"
+    else:
+        return render
+    Render.objects.filter(pk=render.pk, status=render.status).update(
+        status=Render.Status.FAILED, error=reason, finished_at=now, spec=None
+    )
+    render.refresh_from_db(fields=["status", "error", "finished_at"])
+    return render
+
+
+def _enqueue(render_id: int) -> None:
+    from .tasks import render_task
+
+    render_task.enqueue(render_id)
+
+
+def find_or_queue(
+    *, kind: str, spec: dict, requester: str, filename: str, again: bool = False
+) -> Render:
+    """The stored render for this spec, queueing it first if there is none (or it failed
+    and `again`, or failed long enough ago). Raises Busy or QueueFull instead of queueing
+    past the limits."""
+    key = spec_key(kind, spec)
+    render = Render.objects.defer(*LIGHT).filter(key=key).first()
+    if render is not None:
+        render = expire_if_stale(render)
+        if render.status == Render.Status.DONE:
+            if render.used_at < timezone.now() - TOUCH_EVERY:
+                Render.objects.filter(pk=render.pk).update(used_at=timezone.now())
+            return render
+        if render.in_flight:
+            return render
+        if not again and render.finished_at > timezone.now() - FAILED_SHOWN_FOR:
+            return render
+    waiting = Render.objects.filter(status=Render.Status.QUEUED).count()
+    if waiting >= settings.RENDER_QUEUE_MAX:
+        raise QueueFull(waiting)
+    for mine in Render.objects.defer(*LIGHT).filter(
+        requester=requester, status__in=Render.IN_FLIGHT
+    ):
+        expire_if_stale(mine)
+    try:
+        with transaction.atomic():
+            if render is None:
+                render = Render.objects.create(
+                    key=key, kind=kind, spec=spec, requester=requester, filename=filename
+                )
+            else:
+                now = timezone.now()
+                Render.objects.filter(pk=render.pk, status=Render.Status.FAILED).update(
+                    status=Render.Status.QUEUED, spec=spec, requester=requester, error="",
+                    created_at=now, started_at=None, finished_at=None, used_at=now,
+                )  # fmt: skip
+            # In the same transaction: the job exists exactly when its row says queued.
+            _enqueue(render.pk)
+    except IntegrityError:
+        # Either someone queued the same render a moment ago (then wait for theirs) or
+        # this requester already has one in flight.
+        existing = Render.objects.defer(*LIGHT).filter(key=key).first()
+        if existing is not None and existing.status != Render.Status.FAILED:
+            return existing
+        raise Busy() from None
+    return Render.objects.defer(*LIGHT).get(pk=render.pk)
+
+
+def content(render: Render, field: str = "data") -> bytes:
+    return bytes(Render.objects.values_list(field, flat=True).get(pk=render.pk) or b"")
+
+
+# --- Clean-up ------------------------------------------------------------------------
+
+
+def prune(max_bytes: int | None = None) -> int:
+    """Keep stored renders under the size cap, least recently served first; forget old
+    failures and finished task records. Returns how many renders were deleted."""
+    from django_tasks_db.models import DBTaskResult
+
+    cap = settings.RENDER_STORE_MAX_BYTES if max_bytes is None else max_bytes
+    now = timezone.now()
+    for render in Render.objects.defer(*LIGHT).filter(status__in=Render.IN_FLIGHT):
+        expire_if_stale(render)
+    deleted, _ = Render.objects.filter(
+        status=Render.Status.FAILED, finished_at__lt=now - timedelta(days=1)
+    ).delete()
+    DBTaskResult.objects.finished().filter(finished_at__lt=now - timedelta(days=1)).delete()
+    done = Render.objects.filter(status=Render.Status.DONE)
+    total = done.aggregate(total=Sum("size"))["total"] or 0
+    if total <= cap:
+        return deleted
+    doomed = []
+    for pk, size in done.order_by("used_at", "pk").values_list("pk", "size").iterator():
+        if total <= cap:
+            break
+        doomed.append(pk)
+        total -= size
+    for start in range(0, len(doomed), 500):
+        Render.objects.filter(pk__in=doomed[start : start + 500]).delete()
+    return deleted + len(doomed)

@@ -1,0 +1,59 @@
+"""The render task: a db_worker takes a queued render, renders it, stores the output.
+
+The render itself runs in child processes under PRINT_RENDER_TIMEOUT (pdf.run_many): one
+past its limit is killed and the render marked failed with the reason, and this worker
+goes on to its next job.
+"""
+
+import logging
+
+from django.db.models import F
+from django.tasks import task
+from django.utils import timezone
+
+from . import pdf
+from .render import render_spec
+from .store import Render, prune
+
+logger = logging.getLogger(__name__)
+
+
+def _fail(render_id: int, reason: str) -> None:
+    Render.objects.filter(pk=render_id).update(
+        status=Render.Status.FAILED, error=reason, finished_at=timezone.now(), spec=None
+    )
+
+
+@task()
+def render_task(render_id: int) -> str:
+    claimed = Render.objects.filter(pk=render_id, status=Render.Status.QUEUED).update(
+        status=Render.Status.RENDERING, started_at=timezone.now(), runs=F("runs") + 1
+    )
+    if not claimed:  # expired while it waited, or rendered already
+        return "skipped"
+    kind, spec = Render.objects.values_list("kind", "spec").get(pk=render_id)
+    try:
+        result = render_spec(spec)
+    except pdf.RenderFailed as error:
+        _fail(render_id, str(error))
+        raise
+    except Exception:
+        logger.exception("render %s failed", render_id)
+        _fail(render_id, "the renderer failed unexpectedly; the site's log has the details")
+        raise
+    data = result.png if kind == Render.Kind.SHARE else result.pdf
+    preview = result.png if kind == Render.Kind.SHEET else None
+    now = timezone.now()
+    Render.objects.filter(pk=render_id).update(
+        status=Render.Status.DONE,
+        data=data,
+        preview=preview,
+        size=len(data) + len(preview or b""),
+        meta={"pages": result.pages, "preflight": result.preflight, "shrunk": result.shrunk},
+        spec=None,
+        finished_at=now,
+        used_at=now,
+    )
+    # The clean-up runs after every render: the store only grows here.
+    prune()
+    return "done"
