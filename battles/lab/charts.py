@@ -6,7 +6,7 @@ Colours come from classes in static/css/lab.css (the CSP allows no style attribu
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-W = 640  # the viewBox width; the SVG scales to its container
+W = 560  # the viewBox width; the SVG scales to its container
 
 
 def _svg(height: int, body: list[str], label: str) -> str:
@@ -36,7 +36,7 @@ def interval_rows(rows: list[dict], label: str) -> str:
     """Horizontal bars from 0 to each rate, with the 95% interval as a whisker.
 
     rows: [{"label", "rate", "low", "high", "kind"}], kind a class suffix (a, b, draw)."""
-    left, right, row_h = 200, W - 20, 30
+    left, right, row_h = 170, W - 20, 32
     height = 20 + row_h * len(rows) + 26
     axis_y = 14 + row_h * len(rows)
     body = _axis(left, right, axis_y)
@@ -44,10 +44,11 @@ def interval_rows(rows: list[dict], label: str) -> str:
     for n, row in enumerate(rows):
         y = 16 + n * row_h
         name = escape(row["label"])
-        if len(name) > 28:
-            name = name[:27] + "…"
+        if len(name) > 20:
+            name = name[:19] + "…"
         body.append(
-            f'<text class="label" x="{left - 8}" y="{y + 15}" text-anchor="end">{name}</text>'
+            f'<text class="label" x="{left - 8}" y="{y + row_h / 2 + 3:.0f}" '
+            f'text-anchor="end">{name}</text>'
         )
         w = max(span * row["rate"], 0.5)
         body.append(
@@ -102,7 +103,7 @@ def difference_rows(rows: list[dict], label: str) -> str:
     """Differences in win rate (percentage points) with their intervals, around zero.
 
     rows: [{"label", "diff", "low", "high"}] with values in -1..1."""
-    left, right, row_h = 200, W - 20, 30
+    left, right, row_h = 170, W - 20, 32
     height = 20 + row_h * len(rows) + 26
     axis_y = 14 + row_h * len(rows)
     extent = max([0.1] + [max(abs(r["low"]), abs(r["high"])) for r in rows])
@@ -126,8 +127,8 @@ def difference_rows(rows: list[dict], label: str) -> str:
         y = 16 + n * row_h
         mid = y + row_h / 2 - 2
         name = escape(row["label"])
-        if len(name) > 28:
-            name = name[:27] + "…"
+        if len(name) > 20:
+            name = name[:19] + "…"
         body.append(
             f'<text class="label" x="{left - 8}" y="{mid + 5}" text-anchor="end">{name}</text>'
         )

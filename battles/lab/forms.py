@@ -9,7 +9,13 @@ from . import services
 
 
 class LabForm(forms.Form):
-    party_a = PartyChoice(queryset=None, label="Side A", to_field_name="code")
+    party_a = PartyChoice(
+        queryset=None,
+        label="Side A",
+        to_field_name="code",
+        empty_label="Choose a party",
+        error_messages={"required": "Choose side A."},
+    )
     against = forms.ChoiceField(
         choices=[("one", "One party (side B)"), ("field", "Every party I can see")],
         initial="one",
