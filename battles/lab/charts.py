@@ -36,7 +36,7 @@ def interval_rows(rows: list[dict], label: str) -> str:
     """Horizontal bars from 0 to each rate, with the 95% interval as a whisker.
 
     rows: [{"label", "rate", "low", "high", "kind"}], kind a class suffix (a, b, draw)."""
-    left, right, row_h = 170, W - 20, 32
+    left, right, row_h = 185, W - 30, 32
     height = 20 + row_h * len(rows) + 26
     axis_y = 14 + row_h * len(rows)
     body = _axis(left, right, axis_y)
@@ -44,8 +44,8 @@ def interval_rows(rows: list[dict], label: str) -> str:
     for n, row in enumerate(rows):
         y = 16 + n * row_h
         name = escape(row["label"])
-        if len(name) > 20:
-            name = name[:19] + "…"
+        if len(name) > 19:
+            name = name[:18] + "…"
         body.append(
             f'<text class="label" x="{left - 8}" y="{y + row_h / 2 + 3:.0f}" '
             f'text-anchor="end">{name}</text>'
@@ -103,7 +103,7 @@ def difference_rows(rows: list[dict], label: str) -> str:
     """Differences in win rate (percentage points) with their intervals, around zero.
 
     rows: [{"label", "diff", "low", "high"}] with values in -1..1."""
-    left, right, row_h = 170, W - 20, 32
+    left, right, row_h = 185, W - 30, 32
     height = 20 + row_h * len(rows) + 26
     axis_y = 14 + row_h * len(rows)
     extent = max([0.1] + [max(abs(r["low"]), abs(r["high"])) for r in rows])
@@ -127,8 +127,8 @@ def difference_rows(rows: list[dict], label: str) -> str:
         y = 16 + n * row_h
         mid = y + row_h / 2 - 2
         name = escape(row["label"])
-        if len(name) > 20:
-            name = name[:19] + "…"
+        if len(name) > 19:
+            name = name[:18] + "…"
         body.append(
             f'<text class="label" x="{left - 8}" y="{mid + 5}" text-anchor="end">{name}</text>'
         )

@@ -95,7 +95,11 @@ class WhatIfForm(forms.Form):
     )
     slot = forms.TypedChoiceField(coerce=int, required=False, label="Which Memeyori")
     memeyori = CharacterChoice(
-        queryset=None, required=False, to_field_name="code", label="New Memeyori"
+        queryset=None,
+        required=False,
+        to_field_name="code",
+        label="New Memeyori",
+        empty_label="Choose a Memeyori",
     )
     archon = CharacterChoice(
         queryset=None,

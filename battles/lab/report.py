@@ -101,7 +101,7 @@ def outcome_chart(o: dict, name_a: str, name_b: str) -> str:
     rows = [
         {"label": f"{name_a} wins", "kind": "a", **o["a"]},
         {"label": "Draws", "kind": "draw", **o["draw"]},
-        {"label": f"{name_b} wins", "kind": "b", **o["b"]},
+        {"label": f"{name_b} wins" if name_b else "Opponents win", "kind": "b", **o["b"]},
     ]
     return charts.interval_rows(rows, "Wins, draws and losses with 95% intervals")
 
@@ -126,7 +126,7 @@ def build(lab, selected: int | None) -> dict:
     else:
         selected = None
         tally = stats.merge_all(m.tally for m in matchups)
-        roster, name_b, sides = matchups[0].roster, "the field", (0,)
+        roster, name_b, sides = matchups[0].roster, "Opponents", (0,)
     o = stats.outcome(tally)
     names = (lab.name_a, name_b)
     return {
@@ -135,7 +135,7 @@ def build(lab, selected: int | None) -> dict:
         "name_b": name_b,
         "tally": tally,
         "outcome": o,
-        "outcome_chart": outcome_chart(o, *names),
+        "outcome_chart": outcome_chart(o, names[0], name_b if selected is not None else ""),
         "field_chart": field_chart(rows) if len(rows) > 1 else "",
         "histogram": stats.length_histogram(tally),
         "histogram_chart": charts.histogram(
