@@ -174,6 +174,11 @@ RATE_LIMITS = {
     "print_share_png": ("30/m", {"GET", "HEAD"}),
     "battle_og": ("60/m", {"GET", "HEAD"}),
     "battle_shared_og": ("60/m", {"GET", "HEAD"}),
+    # A lab is up to 200,000 battles; opening one of its battles runs it with a full log.
+    "lab_new": ("5/m", {"POST"}),
+    "lab_what_if": ("5/m", {"POST"}),
+    "lab_open": ("30/m", {"GET", "HEAD"}),
+    "lab_shared_open": ("30/m", {"GET", "HEAD"}),
 }
 
 # Background work (PDF and PNG renders, portraits) runs as django.tasks tasks. By default

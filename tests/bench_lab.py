@@ -93,7 +93,18 @@ def drive(workers: int) -> dict:
                 break
             time.sleep(0.05)
         elapsed = time.perf_counter() - start
+        from collections import Counter
+
+        from django_tasks_db.models import DBTaskResult
+
+        split = Counter(
+            w for ids in DBTaskResult.objects.filter(
+                worker_ids__isnull=False, task_path__endswith="run_lab_chunk"
+            ).values_list("worker_ids", flat=True) for w in ids
+            if w.startswith(f"lab-bench-{workers}-")
+        )  # fmt: skip
         return {
+            "chunks_per_worker": sorted(split.values(), reverse=True),
             "workers": workers,
             "seconds": elapsed,
             "status": row["status"],
@@ -157,7 +168,8 @@ def bench_lab() -> None:
             print(
                 f"lab: {r['battles']:,} battles with {workers} db_worker(s) on {vendor}: "
                 f"{r['seconds']:.1f} s ({r['battles'] / r['seconds']:,.0f} battles/s), "
-                f"{r['status']}, progress seen at {r['progress_steps']} different counts"
+                f"{r['status']}, progress seen at {r['progress_steps']} different counts, "
+                f"chunks per worker {r['chunks_per_worker']}"
             )
         speedup = results[1]["seconds"] / results[2]["seconds"]
         rate, scaling = _ceiling()

@@ -5,6 +5,7 @@ import json
 from io import StringIO
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.urls import reverse
 from hypothesis import given, settings
@@ -353,3 +354,29 @@ def test_a_random_policy_lab_is_reproducible(alice, demo, small_chunks):
     a = new_lab(alice, demo, policy_b="random")
     b = new_lab(alice, demo, policy_b="random")
     assert a.matchups.get().tally == b.matchups.get().tally
+
+
+def test_a_failing_chunk_marks_the_lab_failed_and_says_why(client, alice, demo, small_chunks,
+                                                           monkeypatch):  # fmt: skip
+    lab = new_lab(alice, demo, run=False)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("engine fell over")
+
+    monkeypatch.setattr(services, "run_range", broken)
+    with pytest.raises(RuntimeError):
+        services.run_chunk(lab_code=str(lab.code), matchup=0, start=0)
+    lab.refresh_from_db()
+    assert lab.status == LabStatus.FAILED
+    # The other chunks see the failure and do nothing.
+    assert not services.run_chunk(lab_code=str(lab.code), matchup=0, start=50)
+    client.force_login(alice)
+    page = client.get(lab.get_absolute_url()).content.decode()
+    assert "The lab failed" in page and "engine fell over" in page
+
+
+def test_one_person_runs_at_most_three_labs_at_once(alice, demo, small_chunks):
+    for _ in range(services.MAX_RUNNING):
+        new_lab(alice, demo, run=False)
+    with pytest.raises(ValidationError, match="labs running"):
+        new_lab(alice, demo, run=False)

@@ -60,7 +60,8 @@ class Lab(models.Model):
     def title(self) -> str:
         if self.against_field:
             return f"{self.name_a} against the field"
-        first = self.matchups.first()
+        # all() so that a list page's prefetch serves every title without a query each.
+        first = next(iter(self.matchups.all()), None)
         return f"{self.name_a} vs {first.name_b if first else '?'}"
 
     @property

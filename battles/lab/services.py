@@ -24,6 +24,8 @@ MAX_BATTLES = 20_000
 MAX_TOTAL = 200_000
 # About half a second of battles: progress moves often, and the per-task cost stays small.
 CHUNK = 500
+# Labs one person may have waiting or running at once, so nobody fills the queue alone.
+MAX_RUNNING = 3
 
 
 def lab_parties_for(user):
@@ -93,6 +95,16 @@ def _create(
     return lab
 
 
+def _check_running(owner) -> None:
+    running = Lab.objects.filter(
+        owner=owner, status__in=(LabStatus.QUEUED, LabStatus.RUNNING)
+    ).count()
+    if running >= MAX_RUNNING:
+        raise ValidationError(
+            f"You have {running} labs running; start another when one of them is done."
+        )
+
+
 def _check_size(battles: int, matchups: int) -> None:
     if not MIN_BATTLES <= battles <= MAX_BATTLES:
         raise ValidationError(f"Run from {MIN_BATTLES} to {MAX_BATTLES:,} battles.")
@@ -117,6 +129,7 @@ def lab_create(
         if not opponents:
             raise ValidationError("There is no other party you can see with a Memeyori in it.")
     _check_size(battles, len(opponents))
+    _check_running(owner)
     with transaction.atomic():
         matchups = []
         for opponent in opponents:
@@ -178,6 +191,7 @@ def lab_what_if(*, owner, base: Lab, kind: str, slot: int | None = None, charact
     by the change."""
     if base.owner_id != owner.pk:
         raise ValidationError("Only the lab's owner can ask it what if.")
+    _check_running(owner)
     with transaction.atomic():
         matchups, change = [], ""
         for m in base.matchups.order_by("index"):
