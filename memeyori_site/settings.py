@@ -177,6 +177,7 @@ RATE_LIMITS = {
     # A lab is up to 200,000 battles; opening one of its battles runs it with a full log.
     "lab_new": ("5/m", {"POST"}),
     "lab_what_if": ("5/m", {"POST"}),
+    "lab_resume": ("5/m", {"POST"}),
     "lab_open": ("30/m", {"GET", "HEAD"}),
     "lab_shared_open": ("30/m", {"GET", "HEAD"}),
 }

@@ -59,6 +59,7 @@ RULES = {
     "lab": (VIEW, "GET", 200),
     "lab_open": (VIEW, "GET", 302),
     "lab_share": (OWNER, "POST", 302),
+    "lab_resume": (OWNER, "POST", 302),
     "lab_what_if": (OWNER, "GET", 200),
     "lab_shared": (SHARED, "GET", 200),
     "lab_shared_open": (SHARED, "GET", 302),

@@ -380,3 +380,21 @@ def test_one_person_runs_at_most_three_labs_at_once(alice, demo, small_chunks):
         new_lab(alice, demo, run=False)
     with pytest.raises(ValidationError, match="labs running"):
         new_lab(alice, demo, run=False)
+
+
+def test_a_stuck_or_failed_lab_resumes_without_counting_twice(
+    client, alice, demo, small_chunks, monkeypatch, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        lab = new_lab(alice, demo, run=False)
+    services.run_chunk(lab_code=str(lab.code), matchup=0, start=0)
+    Lab.objects.filter(pk=lab.pk).update(status=LabStatus.FAILED, error="worker died")
+    client.force_login(alice)
+    page = client.get(lab.get_absolute_url()).content.decode()
+    assert "Try the unfinished battles again" in page
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = client.post(reverse("lab_resume", kwargs={"code": lab.code}))
+    assert response.status_code == 302
+    assert len(queued) == 1  # one callback that enqueues the one unfinished chunk
+    lab.refresh_from_db()
+    assert (lab.status, lab.done, lab.error) == (LabStatus.DONE, 100, "")

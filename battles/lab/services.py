@@ -52,7 +52,7 @@ def _check_party(user, party: Party) -> None:
 def _enqueue_chunks(lab: Lab) -> None:
     from .tasks import run_lab_chunk
 
-    chunks = list(lab.chunks.values_list("matchup__index", "start", "end"))
+    chunks = list(lab.chunks.filter(finished=False).values_list("matchup__index", "start", "end"))
     code = str(lab.code)
 
     def enqueue():
@@ -259,6 +259,20 @@ def _finish(lab: Lab) -> None:
     lab.status = LabStatus.DONE
     lab.finished = timezone.now()
     lab.save(update_fields=["status", "finished"])
+
+
+def lab_resume(*, lab: Lab) -> Lab:
+    """Queue every chunk not yet counted again: after a worker died, or a failure that has
+    been fixed. Safe at any time, as a chunk is counted once however often it runs."""
+    with transaction.atomic():
+        lab = Lab.objects.select_for_update().get(pk=lab.pk)
+        if lab.status == LabStatus.DONE:
+            return lab
+        if lab.status == LabStatus.FAILED:
+            lab.status, lab.error = LabStatus.RUNNING, ""
+            lab.save(update_fields=["status", "error"])
+        _enqueue_chunks(lab)
+    return lab
 
 
 def run_inline(lab: Lab) -> None:

@@ -95,7 +95,11 @@ def _render_lab(request, lab: Lab, *, shared: bool):
     if request.htmx and request.GET.get("progress"):
         if not lab.running:
             return HttpResponseClientRefresh()
-        return render(request, "battles/lab/lab.html#progress", {"lab": lab, "base_url": base_url})
+        return render(
+            request,
+            "battles/lab/lab.html#progress",
+            {"lab": lab, "base_url": base_url, "is_owner": lab.owner_id == request.user.pk},
+        )
     select = SelectForm(request.GET)
     selected = select.cleaned_data["vs"] if select.is_valid() else None
     context = {
@@ -183,6 +187,15 @@ def lab_share(request, code):
     else:
         services.lab_share_revoke(lab=lab)
         messages.success(request, "Share link revoked; it no longer works.")
+    return redirect(lab)
+
+
+@require_POST
+@login_required
+def lab_resume(request, code):
+    lab = services.lab_resume(lab=_get_owned_lab(request, code))
+    if not lab.finished_ok:
+        messages.success(request, "The unfinished battles are queued again.")
     return redirect(lab)
 
 
