@@ -56,7 +56,7 @@ run: $(VENV)/.installed
 	$(MANAGE) createcachetable
 	$(MANAGE) seed_demo
 	@trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
-	nice -n 10 $(MANAGE) db_worker --no-reload & worker=$$!; \
+	nice -n 10 $(MANAGE) db_worker --no-reload --interval 0.25 & worker=$$!; \
 	$(MANAGE) runserver 127.0.0.1:$(RUN_PORT)
 
 # Production-like, on loopback only: debug off, gunicorn workers, whitenoise static files.
@@ -81,7 +81,7 @@ serve: $(VENV)/.installed $(VENV)/secret-key
 	$(SERVE_ENV) $(MANAGE) seed_demo
 	@trap 'kill $$workers 2>/dev/null; wait $$workers 2>/dev/null' EXIT; workers=; \
 	for n in $$(seq 1 $(SERVE_TASK_WORKERS)); do \
-	  $(SERVE_ENV) nice -n 10 $(MANAGE) db_worker --no-reload & workers="$$workers $$!"; \
+	  $(SERVE_ENV) nice -n 10 $(MANAGE) db_worker --no-reload --interval 0.25 & workers="$$workers $$!"; \
 	done; \
 	$(SERVE_ENV) $(VENV)/bin/gunicorn memeyori_site.wsgi --bind 127.0.0.1:$(SERVE_PORT) \
 		--workers $(SERVE_WORKERS) --access-logfile - --timeout 60

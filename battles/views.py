@@ -1,3 +1,4 @@
+import contextlib
 from pathlib import Path
 
 from django.contrib import messages
@@ -10,6 +11,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from cards.models import visible_to
+from cards.printing import store
+from memeyori_site.ratelimit import requester
 
 from . import og, viewer
 from .forms import BattleForm, ShareForm, ViewerForm
@@ -83,6 +86,9 @@ def battle_new(request):
         except ValidationError as e:
             form.add_error(None, e)
         else:
+            # Its preview image is drawn now, by a task worker, before any link is shared.
+            with contextlib.suppress(store.Refused):
+                _og_job(battle, requester=f"battle:{battle.code}")
             return redirect(battle)
     return render(request, "battles/new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -103,6 +109,7 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
     template = "battles/viewer.html"
     if request.htmx:
         template += "#viewer"
+
     context = {
         "battle": battle,
         "view": view,
@@ -152,20 +159,45 @@ def shared_log(request, token):
     return _log_response(_get_shared_battle(token))
 
 
-def _og_response(battle: Battle):
-    response = HttpResponse(og.render(battle), content_type="image/png")
+def _og_job(battle: Battle, *, requester: str):
+    """The battle's stored preview image, queued for a task worker if there is none."""
+    return store.find_or_queue(
+        kind=store.Render.Kind.BATTLE_IMAGE,
+        spec={"og": og.inputs(battle)},
+        requester=requester,
+        filename="battle.png",
+    )
+
+
+def _og_response(request, battle: Battle):
+    try:
+        job = _og_job(battle, requester=requester(request))
+    except store.Refused as error:
+        response = HttpResponse(str(error), status=error.status, content_type="text/plain")
+        response["Retry-After"] = str(error.retry_after)
+        return response
+    if job.status != store.Render.Status.DONE:
+        # Drawn in a moment by a worker (battle_new queued it when the battle was run).
+        response = HttpResponse(
+            "The preview image is being drawn; try again in a moment.",
+            status=503,
+            content_type="text/plain",
+        )
+        response["Retry-After"] = "2"
+        return response
+    response = HttpResponse(store.content(job), content_type="image/png")
     response["Cache-Control"] = "public, max-age=3600"
     return response
 
 
 @require_GET
 def battle_og(request, code):
-    return _og_response(_get_battle_for_user(request, code))
+    return _og_response(request, _get_battle_for_user(request, code))
 
 
 @require_GET
 def shared_og(request, token):
-    return _og_response(_get_shared_battle(token))
+    return _og_response(request, _get_shared_battle(token))
 
 
 @require_POST

@@ -130,7 +130,13 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes the write lock at BEGIN, and the timeout makes a second writer
     # wait for it instead of failing half-way with "database is locked".
-    DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    # WAL lets readers (pages) go on while a writer (a worker storing a render, a rate-limit
+    # count) commits, and NORMAL syncs at checkpoints rather than on every commit.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
     # Tests use a file too, not shared-cache memory, so concurrency tests see real locking.
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
 

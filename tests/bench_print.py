@@ -1,7 +1,9 @@
 """`make bench`: print sheets, against plain WeasyPrint on the same number of pages.
 
 Runs on a throw-away test database filled by seed_demo. Both sides render in this
-process (no worker) so the ratio compares layouts; the worker's round trip is shown too.
+process (no child process) so the ratio compares layouts; the real path (child processes
+from the warm fork server, as a task worker renders) is shown too, and what a stored
+Mastercard costs a request (prepare, hash, look up, read) against rendering it.
 """
 
 import os
@@ -70,18 +72,45 @@ def bench_print() -> None:
             text_html = _text_pages_html(result.pages)
             text_pages = len(HTML(string=text_html).render().pages)
             text = timed(lambda h=text_html: HTML(string=h).write_pdf(), repeat=3)
-            # The real path: build the markup, send it to the worker, get the PDF back.
-            render_faces(chosen, sheet=sheet)  # the workers start warm; this fills caches
+            # The real path: build the markup, render in child processes, join the parts.
+            render_faces(chosen, sheet=sheet)  # starts the fork server; fills caches
             served = timed(lambda c=chosen: render_faces(c, sheet=sheet), repeat=3)
             print(
                 f"print: {label}: {len(chosen)} cards on {result.pages} pages in {ours:.2f} s "
                 f"({result.passes} layout pass{'es' if result.passes > 1 else ''}); "
-                f"through the workers {served:.2f} s. Plain WeasyPrint: {plain_pages} pages of "
+                f"in child processes {served:.2f} s. Plain WeasyPrint: {plain_pages} pages of "
                 f"simple 63 x 88 mm cards {plain:.2f} s (ratio {ours / plain:.2f}); "
                 f"{text_pages} pages of plain text {text:.2f} s (ratio {ours / text:.2f})"
             )
+        _bench_stored_mastercard()
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
-BENCHES = [bench_print]
+def _bench_stored_mastercard() -> None:
+    from cards.models import Memeyori
+    from cards.printing import layout, store
+    from cards.printing.deck import character_faces
+    from cards.printing.render import prepare, render_spec
+    from cards.printing.tasks import render_task
+
+    character = Memeyori.objects.first()
+
+    def ask():
+        """What a request for a stored Mastercard PDF does, less the HTTP around it."""
+        spec = prepare(character_faces(character)[:1], sheet=layout.single_card_layout("a4"))
+        job = store.find_or_queue(
+            kind="mastercard", spec=spec, requester="user:bench", filename="b.pdf"
+        )
+        return spec, job, store.content(job)
+
+    spec, job, _ = ask()
+    render_task.call(job.pk)  # as a worker would
+    assert ask()[1].status == "done"
+    rendered = timed(lambda: render_spec(spec), repeat=3)
+    stored = timed(ask, repeat=7, number=5)
+    print(
+        f"print: a stored Mastercard PDF costs {stored * 1e3:.1f} ms to find and read "
+        f"(prepare, hash, look up); rendering it costs {rendered * 1e3:.0f} ms "
+        f"(ratio {rendered / stored:.0f})"
+    )

@@ -1,9 +1,12 @@
 """`make load`: a bounded load test against a production-like server on loopback.
 
-It starts gunicorn with the `make serve` settings on 127.0.0.1:LOAD_PORT (8011), sends
-mixed traffic from LOAD_CLIENTS (32) keep-alive clients for LOAD_SECONDS (at most 60),
-stops the server, and reports requests per second, p50/p99 latency and errors per endpoint.
-Every request goes to 127.0.0.1 only; the loop is bounded in time and stops by itself.
+It starts gunicorn with the `make serve` settings on 127.0.0.1:LOAD_PORT (8011) and
+LOAD_TASK_WORKERS (2) niced task workers, then measures, each phase bounded in time:
+- live stats alone and beside 4 clients fetching fresh Mastercard PDFs (load_beside.py);
+- a stored Mastercard PDF fetched again (what "cached" costs);
+- mixed traffic from LOAD_CLIENTS (32) keep-alive clients for LOAD_SECONDS (at most 60):
+  requests per second, p50/p99 latency and errors per endpoint.
+Then it stops the server. Every request goes to 127.0.0.1 only, and stops by itself.
 """
 
 import http.client
@@ -26,6 +29,8 @@ PORT = int(os.environ.get("LOAD_PORT", "8011"))
 CLIENTS = int(os.environ.get("LOAD_CLIENTS", "32"))
 SECONDS = min(60.0, float(os.environ.get("LOAD_SECONDS", "30")))
 WORKERS = int(os.environ.get("LOAD_WORKERS", str((os.cpu_count() or 2) * 2 + 1)))
+TASK_WORKERS = int(os.environ.get("LOAD_TASK_WORKERS", "2"))
+BESIDE = os.environ.get("LOAD_BESIDE", "1") != "0"
 
 
 @dataclass
@@ -64,6 +69,8 @@ def server_env() -> dict[str, str]:
         DJANGO_HSTS_SECONDS="0",
         # One address sends all of this traffic; the limits are measured in the tests.
         DJANGO_RATELIMIT_ENABLE="0",
+        # load_beside's clients say who they are in X-Forwarded-For, as a proxy would.
+        DJANGO_TRUSTED_PROXIES="127.0.0.1",
     )
     return env
 
@@ -76,9 +83,27 @@ def manage(*args: str, env: dict[str, str]) -> str:
     return out.stdout
 
 
+WORKER_ARGS = ["db_worker", "--no-reload", "--interval", "0.25", "--verbosity", "0"]
+
+
+def start_task_workers(env: dict[str, str]) -> list[subprocess.Popen]:
+    """As `make serve` runs them: niced, so that pages win the CPU."""
+    return [
+        subprocess.Popen(
+            ["nice", "-n", "10", sys.executable, "manage.py", *WORKER_ARGS],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(TASK_WORKERS)
+    ]
+
+
 def start_server(env: dict[str, str]) -> subprocess.Popen:
     manage("collectstatic", "--noinput", "-v0", env=env)
     manage("migrate", "--noinput", "-v0", env=env)
+    manage("createcachetable", env=env)
     manage("seed_demo", env=env)
     proc = subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "gunicorn"), "memeyori_site.wsgi",
@@ -191,12 +216,35 @@ def report(stats: Stats, elapsed: float, endpoints: list[Endpoint]):
     print(f"{'all':<22} {total:>8} {total / elapsed:>8.1f} {'':>8} {'':>8} {errors:>8}")
 
 
+def cached_pdf(client: Client, path: str) -> None:
+    """A stored Mastercard fetched again and again: the cost of a cache hit."""
+    from tests.load_beside import fetch_pdf
+
+    fetch_pdf(client, path, "127.0.7.1", time.monotonic() + 60)  # render and store it once
+    times = []
+    for _ in range(50):
+        start = time.perf_counter()
+        client.request("GET", path)
+        times.append(time.perf_counter() - start)
+    times.sort()
+    print(
+        f"cached pdf: {path}: p50 {statistics.median(times) * 1e3:.1f} ms, "
+        f"p99 {times[-1] * 1e3:.1f} ms over {len(times)} requests"
+    )
+
+
 def main():
     env = server_env()
     proc = start_server(env)
+    workers = start_task_workers(env)
     try:
         probe = Client()
         endpoints = discover(probe)
+        if BESIDE:
+            from tests import load_beside
+
+            load_beside.beside(probe)
+        cached_pdf(probe, next(e.path for e in endpoints if e.name == "mastercard pdf"))
         stats = Stats()
         warm(endpoints, probe)
         start = time.monotonic()
@@ -213,8 +261,10 @@ def main():
             t.join(timeout=SECONDS + 60)
         report(stats, time.monotonic() - start, endpoints)
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        for p in [proc, *workers]:
+            p.terminate()
+        for p in [proc, *workers]:
+            p.wait(timeout=30)
 
 
 def codes_on(client: Client, path: str, pattern: str) -> list[str]:

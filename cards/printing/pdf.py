@@ -61,6 +61,38 @@ class RefusedURL(ValueError):
     pass
 
 
+def resolve_asset(url: str, roots: dict[str, list[Path]]) -> Path:
+    """The file on disk an asset URL names, or RefusedURL; the fetcher's one rule, also
+    used to hash a render's inputs (store.py) without building a fetcher."""
+    parts = urlsplit(url)
+    if parts.scheme != "https" or parts.netloc != ASSET_HOST:
+        raise RefusedURL(f"only the site's own static and media files load: {url[:80]!r}")
+    if parts.query or parts.fragment:
+        raise RefusedURL("asset URLs carry no query or fragment")
+    raw = unquote(parts.path)
+    if "\\" in raw or "\x00" in raw:
+        raise RefusedURL("bad characters in asset path")
+    for prefix, dirs in roots.items():
+        if not raw.startswith(prefix):
+            continue
+        relative = PurePosixPath(raw[len(prefix) :])
+        if relative.is_absolute() or any(p in ("..", ".") for p in relative.parts):
+            raise RefusedURL("no path traversal in asset URLs")
+        # SVG only ever comes from `generated`: a stored SVG could point elsewhere.
+        if relative.suffix.lower() not in CONTENT_TYPES or relative.suffix.lower() == ".svg":
+            raise RefusedURL(f"file type not served to the renderer: {relative.suffix}")
+        for root in dirs:
+            candidate = (root / relative).resolve()
+            if (
+                candidate.is_relative_to(root)
+                and candidate.is_file()
+                and candidate.stat().st_size <= MAX_ASSET_BYTES
+            ):
+                return candidate
+        raise RefusedURL(f"no such asset: {raw[:80]!r}")
+    raise RefusedURL(f"not a static or media path: {raw[:80]!r}")
+
+
 def _make_fetcher_class():
     # WeasyPrint is imported lazily so that importing this module stays cheap.
     from weasyprint.urls import URLFetcher, URLFetcherResponse
@@ -96,36 +128,7 @@ def _make_fetcher_class():
             )
 
         def resolve(self, url: str) -> Path:
-            parts = urlsplit(url)
-            if parts.scheme != "https" or parts.netloc != ASSET_HOST:
-                raise RefusedURL(f"only the site's own static and media files load: {url[:80]!r}")
-            if parts.query or parts.fragment:
-                raise RefusedURL("asset URLs carry no query or fragment")
-            raw = unquote(parts.path)
-            if "\\" in raw or "\x00" in raw:
-                raise RefusedURL("bad characters in asset path")
-            for prefix, dirs in self.roots.items():
-                if not raw.startswith(prefix):
-                    continue
-                relative = PurePosixPath(raw[len(prefix) :])
-                if relative.is_absolute() or any(p in ("..", ".") for p in relative.parts):
-                    raise RefusedURL("no path traversal in asset URLs")
-                # SVG only ever comes from `generated`: a stored SVG could point elsewhere.
-                if (
-                    relative.suffix.lower() not in CONTENT_TYPES
-                    or relative.suffix.lower() == ".svg"
-                ):
-                    raise RefusedURL(f"file type not served to the renderer: {relative.suffix}")
-                for root in dirs:
-                    candidate = (root / relative).resolve()
-                    if (
-                        candidate.is_relative_to(root)
-                        and candidate.is_file()
-                        and candidate.stat().st_size <= MAX_ASSET_BYTES
-                    ):
-                        return candidate
-                raise RefusedURL(f"no such asset: {raw[:80]!r}")
-            raise RefusedURL(f"not a static or media path: {raw[:80]!r}")
+            return resolve_asset(url, self.roots)
 
     return AssetFetcher
 

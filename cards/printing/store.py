@@ -49,6 +49,7 @@ class Render(models.Model):
         SHEET = "sheet", "print sheets"  # a PDF and a picture of its page one
         MASTERCARD = "mastercard", "Mastercard PDF"
         SHARE = "share", "Mastercard PNG"
+        BATTLE_IMAGE = "battle-og", "battle preview image"  # battles/og.py, Pillow
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -96,7 +97,8 @@ class Render(models.Model):
 
     @property
     def content_type(self) -> str:
-        return "image/png" if self.kind == self.Kind.SHARE else "application/pdf"
+        png = (self.Kind.SHARE, self.Kind.BATTLE_IMAGE)
+        return "image/png" if self.kind in png else "application/pdf"
 
     @property
     def in_flight(self) -> bool:
@@ -159,10 +161,10 @@ def _asset_digests(spec: dict) -> list[tuple[str, str]]:
     resolved exactly as the renderer's fetcher will, with a digest of its content."""
     from .render import _roots
 
-    fetcher = pdf.asset_fetcher(_roots())
+    roots = {prefix: [Path(d).resolve() for d in dirs] for prefix, dirs in _roots().items()}
     todo = [
         (pdf.ASSET_BASE, ref)
-        for job in spec["jobs"]
+        for job in spec.get("jobs", [])
         for match in ASSET_REF.finditer(job["html"])
         for ref in match.groups()
         if ref
@@ -176,7 +178,7 @@ def _asset_digests(spec: dict) -> list[tuple[str, str]]:
         if url.startswith(pdf.ASSET_BASE + pdf.GENERATED):
             continue  # made for the render, already in the spec
         try:
-            path = fetcher.resolve(url)
+            path = pdf.resolve_asset(url, roots)
         except pdf.RefusedURL:
             seen[url] = "refused"
             continue

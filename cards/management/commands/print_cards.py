@@ -41,7 +41,7 @@ class Command(BaseCommand):
             result = render_faces(
                 faces, sheet=layout.sheet_layout(paper), backs=backs, bleed=bleed, title="Memeyori"
             )
-        except (TooManyCards, pdf.RenderTimeout) as error:
+        except (TooManyCards, pdf.RenderFailed) as error:
             raise CommandError(str(error)) from None
         out.write_bytes(result.pdf)
         for line in result.preflight:
