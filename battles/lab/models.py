@@ -59,10 +59,12 @@ class Lab(models.Model):
     @property
     def title(self) -> str:
         if self.against_field:
-            return f"{self.name_a} against the field"
-        # all() so that a list page's prefetch serves every title without a query each.
-        first = next(iter(self.matchups.all()), None)
-        return f"{self.name_a} vs {first.name_b if first else '?'}"
+            title = f"{self.name_a} against the field"
+        else:
+            # all() so that a list page's prefetch serves every title without a query each.
+            first = next(iter(self.matchups.all()), None)
+            title = f"{self.name_a} vs {first.name_b if first else '?'}"
+        return f"{title}, what if {self.change}" if self.change else title
 
     @property
     def finished_ok(self) -> bool:

@@ -201,7 +201,7 @@ def lab_what_if(*, owner, base: Lab, kind: str, slot: int | None = None, charact
             )
             matchups.append((m.party_b, m.name_b, snap))
         return _create(
-            owner=owner, name_a=f"{base.name_a} ({change})"[:60], party_a=base.party_a,
+            owner=owner, name_a=base.name_a, party_a=base.party_a,
             against_field=base.against_field, battles=base.battles, seed=base.seed,
             policy_a=base.policy_a, policy_b=base.policy_b, visibility=base.visibility,
             matchups=matchups, base=base, change=change,
