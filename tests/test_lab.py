@@ -61,6 +61,15 @@ def test_a_wilson_interval_holds_the_observed_rate_inside_zero_to_one(xn):
     assert high2 - low2 < high - low
 
 
+@given(st.integers(1, 2000), st.integers(1, 2000), st.data())
+def test_a_difference_interval_holds_the_difference_inside_minus_one_to_one(n1, n2, data):
+    x1 = data.draw(st.integers(0, n1))
+    x2 = data.draw(st.integers(0, n2))
+    d, low, high = stats.newcombe_difference(x1, n1, x2, n2)
+    assert -1.0 <= low <= d <= high <= 1.0
+    assert d == pytest.approx(x1 / n1 - x2 / n2)
+
+
 def test_battle_seeds_follow_the_documented_rule():
     import hashlib
 
@@ -339,7 +348,9 @@ def test_each_new_sharing_gets_a_fresh_token_and_opened_battles_follow(
     assert lab.share_token and lab.share_token != first
     client.logout()
     shared = reverse("lab_shared", kwargs={"token": lab.share_token})
-    assert client.get(shared).status_code == 200
+    page = client.get(shared).content.decode()
+    assert "Outcomes with 95% Wilson intervals" in page
+    assert "Sharing" not in page and "What if" not in page  # the owner's controls
     opened = client.get(reverse("lab_shared_open", kwargs={"token": lab.share_token}),
                         {"m": 0, "i": 3})  # fmt: skip
     battle.refresh_from_db()
