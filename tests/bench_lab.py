@@ -21,16 +21,20 @@ BATTLES = 10_000
 PG_URL = "postgres://postgres@127.0.0.1:5432/memeyori_lab_bench"
 
 
+def _pg(*statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True,
+                         connect_timeout=2) as conn:  # fmt: skip
+        for sql in statements:
+            conn.execute(sql)
+
+
 def _database_url(tmp: str) -> str:
     if os.environ.get("LAB_BENCH_DATABASE_URL"):
         return os.environ["LAB_BENCH_DATABASE_URL"]
     try:
-        import psycopg
-
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True,
-                             connect_timeout=2) as conn:  # fmt: skip
-            conn.execute("DROP DATABASE IF EXISTS memeyori_lab_bench")
-            conn.execute("CREATE DATABASE memeyori_lab_bench")
+        _pg("DROP DATABASE IF EXISTS memeyori_lab_bench", "CREATE DATABASE memeyori_lab_bench")
         return PG_URL
     except Exception:
         return f"sqlite:///{tmp}/lab-bench.sqlite3"
@@ -140,7 +144,7 @@ def _engine_chunk(n: int) -> float:
     return time.perf_counter() - start
 
 
-def _ceiling(n: int = 300) -> tuple[float, float]:
+def _ceiling(n: int = 1000) -> tuple[float, float]:
     """The machine's own ceiling right now: battles/s of one bare process (no database, no
     tasks), and how much more two such processes side by side get through than one."""
     from concurrent.futures import ProcessPoolExecutor
@@ -181,6 +185,8 @@ def bench_lab() -> None:
                 f"chunks per worker {r['chunks_per_worker']}, "
                 f"workers' CPU {r['worker_cpu']:.1f} s in all"
             )
+        if db_url == PG_URL:
+            _pg("DROP DATABASE IF EXISTS memeyori_lab_bench WITH (FORCE)")  # leave nothing
         speedup = results[1]["seconds"] / results[2]["seconds"]
         rate, scaling = _ceiling()
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
