@@ -409,3 +409,17 @@ def test_a_stuck_or_failed_lab_resumes_without_counting_twice(
     assert len(queued) == 1  # one callback that enqueues the one unfinished chunk
     lab.refresh_from_db()
     assert (lab.status, lab.done, lab.error) == (LabStatus.DONE, 100, "")
+
+
+def test_a_lab_from_an_earlier_engine_says_so_instead_of_showing_another_battle(
+    client, alice, demo, small_chunks
+):
+    lab = new_lab(alice, demo)
+    assert lab.log_format.startswith("memeyori-battle-log/")
+    Lab.objects.filter(pk=lab.pk).update(log_format="memeyori-battle-log/0")
+    client.force_login(alice)
+    response = client.get(reverse("lab_open", kwargs={"code": lab.code}), {"m": 0, "i": 3})
+    assert response.url == lab.get_absolute_url()
+    assert not Battle.objects.exists()
+    page = client.get(response.url).content.decode()
+    assert "ran on an earlier engine" in page

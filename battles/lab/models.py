@@ -44,6 +44,9 @@ class Lab(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="variants"
     )
     change = models.CharField(max_length=200, blank=True)
+    # The engine's log format when the lab ran ("memeyori-battle-log/1"): a later engine
+    # that plays by other rulings cannot replay its battles, and says so.
+    log_format = models.CharField(max_length=40, blank=True)
     visibility = models.CharField(
         max_length=8, choices=BattleVisibility.choices, default=BattleVisibility.PRIVATE
     )

@@ -36,4 +36,4 @@ def roster(snapshot: dict) -> dict:
                     "owner": c["id"],
                     "side": index,
                 }
-    return {"combatants": combatants, "cards": cards}
+    return {"combatants": combatants, "cards": cards, "format": log["format"]}

@@ -87,6 +87,9 @@ def _create(
             lab=lab, index=index, party_b=party_b, name_b=name_b, snapshot=snap,
             roster=roster(snap),
         )  # fmt: skip
+        if not lab.log_format:
+            lab.log_format = matchup.roster["format"]
+            lab.save(update_fields=["log_format"])
         LabChunk.objects.bulk_create(
             LabChunk(lab=lab, matchup=matchup, start=start, end=min(start + CHUNK, battles))
             for start in range(0, battles, CHUNK)
@@ -308,6 +311,12 @@ def lab_open_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
         seed = stats.battle_seed(lab.seed, i)
         snap = matchup.snapshot
         log = simulate(snap, seed=seed, policies=(lab.policy_a, lab.policy_b))
+        if lab.log_format and log["format"] != lab.log_format:
+            raise ValidationError(
+                f"This lab ran on an earlier engine ({lab.log_format}); today's "
+                f"({log['format']}) plays by other rulings, so its battles cannot be replayed "
+                "exactly. Run the lab again to watch its battles."
+            )
         battle = Battle(
             owner_id=lab.owner_id,
             party_a=lab.party_a,

@@ -149,7 +149,11 @@ def _open(request, lab: Lab, *, shared: bool):
     matchup = lab.matchups.filter(index=form.cleaned_data["m"]).first()
     if matchup is None or form.cleaned_data["i"] >= lab.battles:
         raise Http404
-    battle = services.lab_open_battle(lab=lab, matchup=matchup, i=form.cleaned_data["i"])
+    try:
+        battle = services.lab_open_battle(lab=lab, matchup=matchup, i=form.cleaned_data["i"])
+    except ValidationError as e:
+        messages.error(request, " ".join(e.messages))
+        return redirect(reverse("lab_shared", kwargs={"token": lab.share_token}) if shared else lab)
     if shared and lab.visibility != BattleVisibility.PUBLIC:
         return redirect(battle.share_url())
     return redirect(battle)
