@@ -150,3 +150,7 @@ class Presentation(models.Model):
 
     def __str__(self):
         return f"{self.battle} presented by {self.presenter}"
+
+
+# The lab's models live in their own module; importing them here registers them.
+from .lab.models import Lab, LabBattle, LabChunk, LabMatchup, LabStatus  # noqa: E402, F401

@@ -183,6 +183,12 @@ RATE_LIMITS = {
     "battle_shared_og": ("60/m", {"GET", "HEAD"}),
     # Not a URL: any POST carrying a portrait file, on whichever page (ratelimit.py).
     "portrait_upload": ("10/m", {"POST"}),
+    # A lab is up to 200,000 battles; opening one of its battles runs it with a full log.
+    "lab_new": ("5/m", {"POST"}),
+    "lab_what_if": ("5/m", {"POST"}),
+    "lab_resume": ("5/m", {"POST"}),
+    "lab_open": ("30/m", {"GET", "HEAD"}),
+    "lab_shared_open": ("30/m", {"GET", "HEAD"}),
 }
 
 # Background work (PDF and PNG renders, portraits) runs as django.tasks tasks. By default

@@ -4,6 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("battles/", include("battles.urls")),
+    path("labs/", include("battles.lab.urls")),
     path("print/", include("cards.print_urls")),
     path("", include("cards.urls")),
 ]

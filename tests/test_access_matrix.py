@@ -14,7 +14,8 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 
 from battles import services as battle_services
-from battles.models import Battle, Presentation
+from battles.lab import services as lab_services
+from battles.models import Battle, Lab, LabBattle, Presentation
 from cards.models import Archon, Card, Memeyori, Party, PartySlot, Table, TableMembership
 from cards.printing import layout, store
 from cards.printing.deck import character_faces
@@ -77,6 +78,13 @@ RULES = {
     # Alice's characters are private, so her table has nothing to print: a clear 400.
     "table_print": (OWNER, "GET", 400),
     "table_join": (INVITE, "GET", 302),
+    "lab": (VIEW, "GET", 200),
+    "lab_open": (VIEW, "GET", 302),
+    "lab_share": (OWNER, "POST", 302),
+    "lab_resume": (OWNER, "POST", 302),
+    "lab_what_if": (OWNER, "GET", 200),
+    "lab_shared": (SHARED, "GET", 200),
+    "lab_shared_open": (SHARED, "GET", 302),
 }
 # A URL whose happy path needs another action than the shared payload's.
 PAYLOAD_FOR = {"battle_present": {"action": "start"}}
@@ -123,6 +131,10 @@ def world(alice, types):
     )
     battle = battle_services.battle_set_visibility(battle=battle, visibility="unlisted")
     Presentation.objects.create(battle=battle, presenter=alice, html='<section id="viewer">')
+    lab = lab_services.lab_create(
+        owner=alice, party_a=party, party_b=party, battles=100, seed=3, visibility="unlisted"
+    )
+    lab_services.run_inline(lab)
     # A complete, valid post for every form: a missing ownership check would save it.
     payload = {
         "name": "Pwned", "type": types["Shade"].pk, "rank": 6, "strength": 20, "endurance": 20,
@@ -139,7 +151,7 @@ def world(alice, types):
     )  # fmt: skip
     return {
         "memeyori": m, "archon": archon, "card": card, "party": party, "battle": battle,
-        "table": table, "payload": payload, "render": job,
+        "table": table, "lab": lab, "payload": payload, "render": job,
     }  # fmt: skip
 
 
@@ -164,6 +176,12 @@ def urls_for(name: str, world) -> list[str]:
         ]
     if name.startswith("party"):
         return [reverse(name, kwargs={"code": world["party"].code})]
+    if name.startswith("lab"):
+        lab = world["lab"]
+        query = "?m=0&i=5" if name.endswith("open") else ""
+        if name.startswith("lab_shared"):
+            return [reverse(name, kwargs={"token": lab.share_token}) + query]
+        return [reverse(name, kwargs={"code": lab.code}) + query]
     if name.startswith("battle_shared"):
         return [reverse(name, kwargs={"token": battle.share_token})]
     if name == "battle_presented":
@@ -181,6 +199,7 @@ def stored_state() -> str:
         *Memeyori.objects.all(), *Archon.objects.all(), *Card.objects.all(),
         *Party.objects.all(), *PartySlot.objects.all(), *Battle.objects.all(),
         *Table.objects.all(), *TableMembership.objects.all(), *Presentation.objects.all(),
+        *Lab.objects.all(), *LabBattle.objects.all(),
     ]  # fmt: skip
     return serializers.serialize("json", rows)
 
@@ -223,8 +242,9 @@ def test_others_get_a_404_and_change_nothing(client, bob, world, name, who):
 @pytest.mark.parametrize("name", sorted(n for n, (rule, *_) in RULES.items() if rule == SHARED))
 def test_a_share_link_opens_for_anyone_until_it_is_revoked(client, world, name):
     url = urls_for(name, world)[0]
-    assert client.get(url).status_code == 200
+    assert client.get(url).status_code == RULES[name][2]
     battle_services.battle_share_revoke(battle=world["battle"])
+    lab_services.lab_share_revoke(lab=world["lab"])
     assert client.get(url).status_code == 404
 
 
@@ -234,8 +254,10 @@ def test_public_objects_are_readable_by_anyone(client, world, name):
         world[key].visibility = "public"
         world[key].save(update_fields=["visibility"])
     battle_services.battle_set_visibility(battle=world["battle"], visibility="public")
+    lab_services.lab_set_visibility(lab=world["lab"], visibility="public")
     for url in urls_for(name, world):
-        assert client.get(url).status_code == 200, url
+        # The owner's status: a lab's battle opens with a redirect to the viewer.
+        assert client.get(url).status_code == RULES[name][2], url
 
 
 @pytest.mark.parametrize(

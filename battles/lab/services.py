@@ -1,0 +1,382 @@
+"""The lab's writes: creating a lab (and its "what if" twin), running one chunk, opening
+battle i in the viewer, and sharing. Each write is one transaction."""
+
+import copy
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from cards.models import Party, visible_to
+
+from ..engine.run import simulate
+from ..engine.state import round_frames
+from ..models import Battle, BattleVisibility, new_share_token
+from ..snapshot import _character_from_model, battle_snapshot
+from . import stats
+from .models import Lab, LabBattle, LabChunk, LabMatchup, LabStatus
+from .runner import roster, run_range
+
+MIN_BATTLES = 100
+MAX_BATTLES = 20_000
+# Against the field, every opponent gets the full number; this bounds the whole lab.
+MAX_TOTAL = 200_000
+# About half a second of battles: progress moves often, and the per-task cost stays small.
+CHUNK = 500
+# Labs one person may have waiting or running at once, so nobody fills the queue alone.
+MAX_RUNNING = 3
+
+
+def lab_parties_for(user):
+    """The parties a person may put into a lab: those they can see (cards.visible_to)."""
+    return Party.objects.filter(visible_to(user)).select_related("owner")
+
+
+def field_opponents(user, party_a: Party) -> list[Party]:
+    """Every party the person can see, but side A itself, that has a Memeyori to fight."""
+    return list(
+        lab_parties_for(user)
+        .exclude(pk=party_a.pk)
+        .filter(slots__isnull=False)
+        .distinct()
+        .order_by("name", "pk")
+    )
+
+
+def _check_party(user, party: Party) -> None:
+    if not lab_parties_for(user).filter(pk=party.pk).exists():
+        raise ValidationError("You can only put parties you can see into a lab.")
+
+
+def _enqueue_chunks(lab: Lab) -> None:
+    from .tasks import run_lab_chunk
+
+    chunks = list(lab.chunks.filter(finished=False).values_list("matchup__index", "start", "end"))
+    code = str(lab.code)
+
+    def enqueue():
+        for index, start, end in chunks:
+            run_lab_chunk.enqueue(code, index, start, end)
+
+    # After commit, so a worker never looks for a lab that is not there yet.
+    transaction.on_commit(enqueue)
+
+
+def _create(
+    *, owner, name_a, party_a, against_field, battles, seed, policy_a, policy_b, visibility,
+    matchups, base=None, change="",
+) -> Lab:  # fmt: skip
+    lab = Lab.objects.create(
+        owner=owner,
+        party_a=party_a,
+        name_a=name_a,
+        against_field=against_field,
+        battles=battles,
+        seed=seed,
+        policy_a=policy_a,
+        policy_b=policy_b,
+        visibility=visibility,
+        share_token=None if visibility == BattleVisibility.PRIVATE else new_share_token(),
+        total=battles * len(matchups),
+        base=base,
+        change=change,
+    )
+    for index, (party_b, name_b, snap) in enumerate(matchups):
+        matchup = LabMatchup.objects.create(
+            lab=lab, index=index, party_b=party_b, name_b=name_b, snapshot=snap,
+            roster=roster(snap),
+        )  # fmt: skip
+        if not lab.log_format:
+            lab.log_format = matchup.roster["format"]
+            lab.save(update_fields=["log_format"])
+        LabChunk.objects.bulk_create(
+            LabChunk(lab=lab, matchup=matchup, start=start, end=min(start + CHUNK, battles))
+            for start in range(0, battles, CHUNK)
+        )
+    _enqueue_chunks(lab)
+    return lab
+
+
+def _check_running(owner) -> None:
+    running = Lab.objects.filter(
+        owner=owner, status__in=(LabStatus.QUEUED, LabStatus.RUNNING)
+    ).count()
+    if running >= MAX_RUNNING:
+        raise ValidationError(
+            f"You have {running} labs running; start another when one of them is done."
+        )
+
+
+def _check_size(battles: int, matchups: int) -> None:
+    if not MIN_BATTLES <= battles <= MAX_BATTLES:
+        raise ValidationError(f"Run from {MIN_BATTLES} to {MAX_BATTLES:,} battles.")
+    if battles * matchups > MAX_TOTAL:
+        raise ValidationError(
+            f"That is {battles * matchups:,} battles in all; a lab runs at most {MAX_TOTAL:,}."
+        )
+
+
+def lab_create(
+    *, owner, party_a: Party, party_b: Party | None, battles: int, seed: int,
+    policy_a: str = "greedy", policy_b: str = "greedy",
+    visibility: str = BattleVisibility.PRIVATE,
+) -> Lab:  # fmt: skip
+    """A lab of side A against party_b, or against every party the owner can see (None)."""
+    _check_party(owner, party_a)
+    if party_b is not None:
+        _check_party(owner, party_b)
+        opponents = [party_b]
+    else:
+        opponents = field_opponents(owner, party_a)
+        if not opponents:
+            raise ValidationError("There is no other party you can see with a Memeyori in it.")
+    _check_size(battles, len(opponents))
+    _check_running(owner)
+    with transaction.atomic():
+        matchups = []
+        for opponent in opponents:
+            snap = battle_snapshot(party_a, opponent)
+            for side in snap["sides"]:
+                if not side["memeyori"]:
+                    raise ValidationError(f"{side['name']} needs at least one Memeyori.")
+            matchups.append((opponent, opponent.name, snap))
+        return _create(
+            owner=owner, name_a=party_a.name, party_a=party_a, against_field=party_b is None,
+            battles=battles, seed=seed, policy_a=policy_a, policy_b=policy_b,
+            visibility=visibility, matchups=matchups,
+        )  # fmt: skip
+
+
+# ---- "What if": side A with one change, against the same opponents on the same seeds.
+
+WHAT_IF_KINDS = ("replace", "remove", "add", "archon")
+
+
+def what_if_side(side: dict, *, kind: str, slot: int | None, character) -> tuple[dict, str]:
+    """Side A's snapshot with one change, and the change in words. `slot` counts from 1."""
+    side = copy.deepcopy(side)
+    members = side["memeyori"]
+    if kind in ("replace", "remove"):
+        if slot is None or not 1 <= slot <= len(members):
+            raise ValidationError(f"Choose a slot from 1 to {len(members)}.")
+        old = members[slot - 1]["name"]
+    if kind == "replace":
+        row = _character_from_model(character)
+        members[slot - 1] = row
+        return side, f"{row['name']} instead of {old} (slot {slot})"
+    if kind == "remove":
+        if len(members) == 1:
+            raise ValidationError("A party needs at least one Memeyori to battle.")
+        del members[slot - 1]
+        return side, f"without {old} (slot {slot})"
+    if kind == "add":
+        room = min(side["sp"], 6)  # R8: at most min(SP, 6) Memeyori
+        if len(members) >= room:
+            raise ValidationError(f"This party holds at most {room} Memeyori (R8).")
+        row = _character_from_model(character)
+        members.append(row)
+        return side, f"with {row['name']} added"
+    if kind == "archon":
+        before = side["archon"]["name"] if side["archon"] else "no Archon"
+        if character is None:
+            side["archon"] = None
+            return side, f"no Archon instead of {before}"
+        row = _character_from_model(character)
+        side["archon"] = row
+        return side, f"{row['name']} instead of {before} as Archon"
+    raise ValidationError("Unknown change.")
+
+
+def lab_what_if(*, owner, base: Lab, kind: str, slot: int | None = None, character=None) -> Lab:
+    """Run `base` again with one change to side A: the same opponents (their snapshots as
+    they fought), the same number of battles, policies and seeds, so battle i differs only
+    by the change."""
+    if base.owner_id != owner.pk:
+        raise ValidationError("Only the lab's owner can ask it what if.")
+    _check_running(owner)
+    with transaction.atomic():
+        matchups, change = [], ""
+        for m in base.matchups.order_by("index"):
+            snap = copy.deepcopy(m.snapshot)
+            snap["sides"][0], change = what_if_side(
+                snap["sides"][0], kind=kind, slot=slot, character=character
+            )
+            matchups.append((m.party_b, m.name_b, snap))
+        return _create(
+            owner=owner, name_a=base.name_a, party_a=base.party_a,
+            against_field=base.against_field, battles=base.battles, seed=base.seed,
+            policy_a=base.policy_a, policy_b=base.policy_b, visibility=base.visibility,
+            matchups=matchups, base=base, change=change,
+        )  # fmt: skip
+
+
+# ---- Running
+
+
+def run_chunk(*, lab_code: str, matchup: int, start: int) -> bool:
+    """Run one chunk and count it in; False when it was already counted (a retry or a
+    second worker), so running a chunk twice never counts its battles twice."""
+    chunk = (
+        LabChunk.objects.select_related("matchup", "lab")
+        .filter(lab__code=lab_code, matchup__index=matchup, start=start)
+        .first()
+    )
+    if chunk is None or chunk.finished or chunk.lab.status == LabStatus.FAILED:
+        return False
+    lab = chunk.lab
+    if lab.status == LabStatus.QUEUED:
+        Lab.objects.filter(pk=lab.pk, status=LabStatus.QUEUED).update(status=LabStatus.RUNNING)
+    try:
+        tally = run_range(
+            chunk.matchup.snapshot,
+            lab_seed=lab.seed,
+            start=chunk.start,
+            end=chunk.end,
+            policies=(lab.policy_a, lab.policy_b),
+        )
+    except Exception as e:
+        Lab.objects.filter(pk=lab.pk).update(
+            status=LabStatus.FAILED, error=f"{type(e).__name__}: {e}"[:500]
+        )
+        raise
+    with transaction.atomic():
+        # Lock the chunk: of two workers on the same chunk only the first counts it.
+        locked = LabChunk.objects.select_for_update().get(pk=chunk.pk)
+        if locked.finished:
+            return False
+        locked.finished = True
+        locked.tally = tally
+        locked.save(update_fields=["finished", "tally"])
+        Lab.objects.filter(pk=lab.pk).update(done=F("done") + (chunk.end - chunk.start))
+        lab = Lab.objects.select_for_update().get(pk=lab.pk)
+        if lab.done >= lab.total and lab.status != LabStatus.FAILED:
+            _finish(lab)
+    return True
+
+
+def _finish(lab: Lab) -> None:
+    for m in lab.matchups.all():
+        m.tally = stats.merge_all(c.tally for c in m.chunks.order_by("start"))
+        m.save(update_fields=["tally"])
+    lab.status = LabStatus.DONE
+    lab.finished = timezone.now()
+    lab.save(update_fields=["status", "finished"])
+
+
+def lab_resume(*, lab: Lab) -> Lab:
+    """Queue every chunk not yet counted again: after a worker died, or a failure that has
+    been fixed. Safe at any time, as a chunk is counted once however often it runs."""
+    with transaction.atomic():
+        lab = Lab.objects.select_for_update().get(pk=lab.pk)
+        if lab.status == LabStatus.DONE:
+            return lab
+        if lab.status == LabStatus.FAILED:
+            lab.status, lab.error = LabStatus.RUNNING, ""
+            lab.save(update_fields=["status", "error"])
+        _enqueue_chunks(lab)
+    return lab
+
+
+def run_inline(lab: Lab) -> None:
+    """Every chunk not yet counted, here and now (the command line, tests, a stuck lab)."""
+    for index, start in lab.chunks.filter(finished=False).values_list("matchup__index", "start"):
+        run_chunk(lab_code=str(lab.code), matchup=index, start=start)
+
+
+# ---- Battle i in the viewer
+
+
+def _sync_battle(battle: Battle, lab: Lab) -> None:
+    """An opened battle is shared exactly as its lab is, each with a token of its own."""
+    battle.visibility = lab.visibility
+    if lab.visibility == BattleVisibility.PRIVATE or not lab.share_token:
+        battle.share_token = None
+    elif not battle.share_token:
+        battle.share_token = new_share_token()
+
+
+def lab_open_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
+    """Battle i of a matchup as a Battle record (made once, then reused): the matchup's
+    snapshot, the lab's policies and battle_seed(lab.seed, i), owned by the lab's owner."""
+    if not 0 <= i < lab.battles:
+        raise ValidationError(f"Choose a battle from 0 to {lab.battles - 1}.")
+    with transaction.atomic():
+        opened = LabBattle.objects.select_related("battle").filter(matchup=matchup, i=i).first()
+        if opened:
+            battle = opened.battle
+            _sync_battle(battle, lab)
+            battle.save(update_fields=["visibility", "share_token"])
+            return battle
+        seed = stats.battle_seed(lab.seed, i)
+        snap = matchup.snapshot
+        log = simulate(snap, seed=seed, policies=(lab.policy_a, lab.policy_b))
+        if lab.log_format and log["format"] != lab.log_format:
+            raise ValidationError(
+                f"This lab ran on an earlier engine ({lab.log_format}); today's "
+                f"({log['format']}) plays by other rulings, so its battles cannot be replayed "
+                "exactly. Run the lab again to watch its battles."
+            )
+        battle = Battle(
+            owner_id=lab.owner_id,
+            party_a=lab.party_a,
+            party_b=matchup.party_b,
+            name_a=snap["sides"][0]["name"][:60],
+            name_b=matchup.name_b,
+            snapshot=snap,
+            seed=seed,
+            policy_a=lab.policy_a,
+            policy_b=lab.policy_b,
+            log=log,
+            frames=round_frames(log),
+            winner=log["result"]["winner"],
+            rounds=log["result"]["rounds"],
+        )
+        _sync_battle(battle, lab)
+        battle.save()
+        LabBattle.objects.create(matchup=matchup, i=i, battle=battle)
+    return battle
+
+
+# ---- Sharing, as for battles: every new sharing gets a fresh token.
+
+
+def _sync_opened(lab: Lab, *, fresh_tokens: bool = False) -> None:
+    for opened in LabBattle.objects.select_related("battle").filter(matchup__lab=lab):
+        battle = opened.battle
+        if fresh_tokens:
+            battle.share_token = None
+        _sync_battle(battle, lab)
+        battle.save(update_fields=["visibility", "share_token"])
+
+
+def lab_set_visibility(*, lab: Lab, visibility: str) -> Lab:
+    if visibility not in BattleVisibility.values:
+        raise ValidationError("Choose private, unlisted or public.")
+    with transaction.atomic():
+        was_private = lab.visibility == BattleVisibility.PRIVATE
+        lab.visibility = visibility
+        if visibility == BattleVisibility.PRIVATE:
+            lab.share_token = None
+        elif was_private or not lab.share_token:
+            lab.share_token = new_share_token()
+        lab.save(update_fields=["visibility", "share_token"])
+        _sync_opened(lab, fresh_tokens=was_private)
+    return lab
+
+
+def lab_share_regenerate(*, lab: Lab) -> Lab:
+    """A new link; the old one (and its opened battles' links) are a 404 from now on."""
+    with transaction.atomic():
+        lab.share_token = new_share_token()
+        lab.save(update_fields=["share_token"])
+        _sync_opened(lab, fresh_tokens=True)
+    return lab
+
+
+def lab_share_revoke(*, lab: Lab) -> Lab:
+    with transaction.atomic():
+        lab.share_token = None
+        lab.save(update_fields=["share_token"])
+        _sync_opened(lab)
+    return lab

@@ -1,0 +1,233 @@
+"""The lab's pages: the form, progress (an htmx partial, or a meta refresh without JS),
+results, "what if", sharing, and battle i opened in the viewer."""
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRefresh
+
+from cards.models import visible_to
+
+from ..forms import ShareForm
+from ..models import BattleVisibility
+from . import report, services
+from .forms import LabForm, WhatIfForm
+from .models import Lab, LabStatus
+
+
+def _get_lab_for_user(request, code) -> Lab:
+    """The owner's labs and public ones; else the same 404 as a code that never existed."""
+    return get_object_or_404(Lab.objects.filter(visible_to(request.user)), code=code)
+
+
+def _get_owned_lab(request, code) -> Lab:
+    return get_object_or_404(Lab, code=code, owner=request.user)
+
+
+def _get_shared_lab(token: str) -> Lab:
+    lab = Lab.objects.filter(share_token=token).exclude(visibility="private").first()
+    if lab is None or not token:
+        raise Http404
+    return lab
+
+
+@require_GET
+@login_required
+def lab_list(request):
+    labs = Lab.objects.filter(owner=request.user).prefetch_related("matchups")[:200]
+    return render(request, "battles/lab/list.html", {"labs": labs, "mine": True})
+
+
+@require_GET
+def lab_public(request):
+    labs = (
+        Lab.objects.filter(visibility=BattleVisibility.PUBLIC, status=LabStatus.DONE)
+        .select_related("owner")
+        .prefetch_related("matchups")[:100]
+    )
+    return render(request, "battles/lab/list.html", {"labs": labs, "mine": False})
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def lab_new(request):
+    initial = {}
+    if request.method == "GET":
+        # From a party's page: ?a=<party code> picks side A.
+        for key, field in (("a", "party_a"), ("b", "party_b")):
+            if request.GET.get(key):
+                initial[field] = request.GET[key]
+    form = LabForm(request.POST or None, user=request.user, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            lab = services.lab_create(
+                owner=request.user,
+                party_a=d["party_a"],
+                party_b=d["party_b"] if d["against"] == "one" else None,
+                battles=d["battles"],
+                seed=d["seed"],
+                policy_a=d["policy_a"],
+                policy_b=d["policy_b"],
+                visibility=d["visibility"],
+            )
+        except ValidationError as e:
+            form.add_error(None, e)
+        else:
+            return redirect(lab)
+    return render(
+        request, "battles/lab/new.html", {"form": form}, status=400 if form.errors else 200
+    )
+
+
+class SelectForm(forms.Form):
+    vs = forms.IntegerField(min_value=0, required=False)
+
+
+def _render_lab(request, lab: Lab, *, shared: bool):
+    base_url = request.path
+    if request.htmx and request.GET.get("progress"):
+        if not lab.running:
+            return HttpResponseClientRefresh()
+        return render(
+            request,
+            "battles/lab/lab.html#progress",
+            {"lab": lab, "base_url": base_url, "is_owner": lab.owner_id == request.user.pk},
+        )
+    select = SelectForm(request.GET)
+    selected = select.cleaned_data["vs"] if select.is_valid() else None
+    context = {
+        "lab": lab,
+        "shared": shared,
+        "base_url": base_url,
+        "is_owner": request.user.is_authenticated and lab.owner_id == request.user.pk,
+        "visibility_choices": BattleVisibility.choices,
+        "share_url": request.build_absolute_uri(lab.share_url()) if lab.share_url() else "",
+        "open_url": (
+            reverse("lab_shared_open", kwargs={"token": lab.share_token})
+            if shared
+            else reverse("lab_open", kwargs={"code": lab.code})
+        ),
+    }
+    if lab.finished_ok:
+        context["r"] = report.build(lab, selected)
+        base = lab.base
+        if base is not None and base.finished_ok and base.owner_id == lab.owner_id:
+            context["comparison"] = report.compare(base, lab)
+            context["base"] = base
+        context["variants"] = [v for v in lab.variants.all() if v.finished_ok]
+    return render(request, "battles/lab/lab.html", context)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def lab_page(request, code):
+    return _render_lab(request, _get_lab_for_user(request, code), shared=False)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def lab_shared(request, token):
+    return _render_lab(request, _get_shared_lab(token), shared=True)
+
+
+class OpenForm(forms.Form):
+    m = forms.IntegerField(min_value=0, initial=0)
+    i = forms.IntegerField(min_value=0)
+
+
+def _open(request, lab: Lab, *, shared: bool):
+    form = OpenForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("m (the matchup) and i (the battle) are whole numbers.")
+    matchup = lab.matchups.filter(index=form.cleaned_data["m"]).first()
+    if matchup is None or form.cleaned_data["i"] >= lab.battles:
+        raise Http404
+    try:
+        battle = services.lab_open_battle(lab=lab, matchup=matchup, i=form.cleaned_data["i"])
+    except ValidationError as e:
+        messages.error(request, " ".join(e.messages))
+        return redirect(reverse("lab_shared", kwargs={"token": lab.share_token}) if shared else lab)
+    if shared and lab.visibility != BattleVisibility.PUBLIC:
+        return redirect(battle.share_url())
+    return redirect(battle)
+
+
+@require_GET
+def lab_open(request, code):
+    """Battle i in the viewer: made once from the lab's snapshot and seed, reused after.
+    A GET because it is idempotent: every visit gives the same battle."""
+    return _open(request, _get_lab_for_user(request, code), shared=False)
+
+
+@require_GET
+def lab_shared_open(request, token):
+    return _open(request, _get_shared_lab(token), shared=True)
+
+
+@require_POST
+@login_required
+def lab_share(request, code):
+    lab = _get_owned_lab(request, code)
+    form = ShareForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Unknown share action.")
+    action = form.cleaned_data["action"]
+    if action == "visibility":
+        try:
+            services.lab_set_visibility(lab=lab, visibility=form.cleaned_data["visibility"])
+        except ValidationError as e:
+            return HttpResponseBadRequest("; ".join(e.messages))
+        messages.success(request, f"This lab is now {lab.get_visibility_display()}.")
+    elif action == "regenerate":
+        services.lab_share_regenerate(lab=lab)
+        messages.success(request, "New share link made; the old one no longer works.")
+    else:
+        services.lab_share_revoke(lab=lab)
+        messages.success(request, "Share link revoked; it no longer works.")
+    return redirect(lab)
+
+
+@require_POST
+@login_required
+def lab_resume(request, code):
+    lab = services.lab_resume(lab=_get_owned_lab(request, code))
+    if not lab.finished_ok:
+        messages.success(request, "The unfinished battles are queued again.")
+    return redirect(lab)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def lab_what_if(request, code):
+    lab = _get_owned_lab(request, code)
+    side = lab.matchups.order_by("index").first().snapshot["sides"][0]
+    form = WhatIfForm(request.POST or None, user=request.user, side=side)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        character = d["archon"] if d["kind"] == "archon" else d["memeyori"]
+        try:
+            variant = services.lab_what_if(
+                owner=request.user, base=lab, kind=d["kind"], slot=d["slot"], character=character
+            )
+        except ValidationError as e:
+            form.add_error(None, e)
+        else:
+            return redirect(variant)
+    return render(
+        request,
+        "battles/lab/what_if.html",
+        {"lab": lab, "form": form, "side": side},
+        status=400 if form.errors else 200,
+    )
+
+
+@require_GET
+def lab_about(request):
+    return render(request, "battles/lab/about.html")
