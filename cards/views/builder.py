@@ -36,6 +36,8 @@ def _hints(form) -> list[dict]:
                 text, error = stats.scale_label(int(value)), False
             except (TypeError, ValueError):
                 text, error = "", False
+        # The hint beside the box is its description: the scale label, or the error.
+        form.fields[name].widget.attrs["aria-describedby"] = f"hint-{name}"
         rows.append({"name": name, "field": form[name], "text": text, "error": error})
     return rows
 
@@ -55,6 +57,7 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False) -> dict:
     rank = values.pop("rank", None)
     context["explained"] = stats.explain(**values, rank=rank or 1)
     derived = stats.derive(**values, rank=rank or 1)
+    context["summary"] = derived
     if not reference.is_valid():
         return context
     ref = reference.cleaned_data
@@ -104,16 +107,49 @@ def _save_or_render(request, *, kind, instance, character=None):
     return redirect("character_edit", kind=kind, code=saved.code)
 
 
+# What a visitor typed survives logging in or signing up: it waits in the session (which
+# login() keeps, under a new key) until the builder shows it again and it is saved.
+DRAFT_KEY = "builder_draft"
+DRAFT_FIELDS = 40  # more than the form has; a crafted post cannot fill the session
+
+
+def _draft_stash(request, kind):
+    skip = {"csrfmiddlewaretoken", "save", "preview", "portrait", "portrait-clear"}
+    draft = {k: v[:1000] for k, v in list(request.POST.items())[:DRAFT_FIELDS] if k not in skip}
+    request.session[DRAFT_KEY] = {"kind": kind, "data": draft}
+
+
+def _draft_for(request, kind) -> dict | None:
+    draft = request.session.get(DRAFT_KEY)
+    if isinstance(draft, dict) and draft.get("kind") == kind:
+        return draft.get("data")
+    return None
+
+
 @require_http_methods(["GET", "POST"])
 def builder_new(request, kind):
-    """Anyone may try the builder; saving needs an account."""
+    """Anyone may try the builder; saving needs an account, and the draft waits for it."""
     model = character_model(kind)
     if request.method == "POST" and "preview" not in request.POST:
         if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        return _save_or_render(request, kind=kind, instance=model(owner=request.user))
+            _draft_stash(request, kind)
+            messages.info(request, "Your draft is kept: log in or sign up and it comes back.")
+            target = "signup" if request.POST.get("save") == "signup" else "login"
+            return redirect_to_login(request.path, login_url=reverse(target))
+        response = _save_or_render(request, kind=kind, instance=model(owner=request.user))
+        if response.status_code == 302:
+            request.session.pop(DRAFT_KEY, None)
+        return response
     if request.method == "POST":
         return _save_or_render(request, kind=kind, instance=model())
+    draft = _draft_for(request, kind)
+    if draft is not None:
+        return _page(
+            request,
+            kind=kind,
+            form=CHARACTER_FORMS[kind](draft),
+            reference=ReferenceDefenderForm(draft),
+        )
     return _page(
         request,
         kind=kind,

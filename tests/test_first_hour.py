@@ -1,0 +1,114 @@
+"""A newcomer's first hour: a draft that survives signing up, password reset by email."""
+
+import re
+
+from django.contrib.auth import get_user_model
+from django.core import mail
+
+from cards.models import Memeyori
+
+from .conftest import make_user
+
+DRAFT = {
+    "name": "Draftling", "strength": "7", "endurance": "6", "iq": "3", "wit": "2",
+    "speed": "4", "aura": "2", "rank": "1", "visibility": "private",
+    "vs_evasion": "3", "vs_defense": "2", "vs_resistance": "2",
+}  # fmt: skip
+PASSWORD = "a-long-pass-123!"
+
+
+def draft(types):
+    return {**DRAFT, "type": types["Blaze"].pk}
+
+
+def test_a_visitors_draft_survives_signing_up_and_comes_back_to_the_builder(client, types):
+    response = client.post("/build/memeyori/", {**draft(types), "save": "signup"})
+    assert response.status_code == 302
+    assert response.url.startswith("/accounts/signup/?next=/build/memeyori/")
+    assert not Memeyori.objects.exists()
+
+    signup = client.post(
+        response.url,
+        {"username": "newbie", "password1": PASSWORD, "password2": PASSWORD,
+         "next": "/build/memeyori/"},
+    )  # fmt: skip
+    assert signup.url == "/build/memeyori/"
+    html = client.get("/build/memeyori/").content.decode()
+    assert 'value="Draftling"' in html
+    assert re.search(r'id="id_strength"[^>]*value="7"|value="7"[^>]*id="id_strength"', html)
+
+    client.post("/build/memeyori/", {**draft(types), "save": "1"})
+    assert Memeyori.objects.get(name="Draftling").strength == 7
+    # Saved: the builder starts blank again.
+    assert 'value="Draftling"' not in client.get("/build/memeyori/").content.decode()
+
+
+def test_log_in_to_save_keeps_the_draft_too(client, types):
+    make_user("alice")
+    response = client.post("/build/memeyori/", {**draft(types), "save": "login"})
+    assert response.url.startswith("/accounts/login/?next=/build/memeyori/")
+    client.post(response.url, {"username": "alice", "password": "alice-pass-123!"})
+    assert 'value="Draftling"' in client.get("/build/memeyori/").content.decode()
+    # The draft is for Memeyori; the Archon builder starts blank.
+    assert 'value="Draftling"' not in client.get("/build/archon/").content.decode()
+
+
+def test_signup_refuses_to_send_people_to_another_site(client, db):
+    data = {"username": "newbie", "password1": PASSWORD, "password2": PASSWORD}
+    response = client.post("/accounts/signup/", {**data, "next": "https://evil.example/"})
+    assert response.url == "/my/"
+
+
+def test_a_forgotten_password_is_reset_through_an_emailed_link(client, db):
+    user = get_user_model().objects.create_user("ann", "ann@example.org", "old-pass-123!")
+    response = client.post("/accounts/reset/", {"email": "ann@example.org"})
+    assert response.url == "/accounts/reset/sent/"
+    assert len(mail.outbox) == 1
+    link = re.search(r"http://testserver(/accounts/reset/\S+/)", mail.outbox[0].body)[1]
+    form_page = client.get(link, follow=True)
+    assert "Choose a new password" in form_page.content.decode()
+    done = client.post(
+        form_page.redirect_chain[-1][0],
+        {"new_password1": "new-pass-456!x", "new_password2": "new-pass-456!x"},
+    )
+    assert done.url == "/accounts/reset/done/"
+    user.refresh_from_db()
+    assert user.check_password("new-pass-456!x")
+    # The link works once.
+    assert "This link does not work" in client.get(link, follow=True).content.decode()
+
+
+def test_an_unknown_address_gets_the_same_answer_and_no_mail(client, db):
+    response = client.post("/accounts/reset/", {"email": "nobody@example.org"})
+    assert response.url == "/accounts/reset/sent/"
+    assert mail.outbox == []
+
+
+def test_a_bad_field_is_marked_for_screen_readers_and_summarised(client, db):
+    html = client.post("/accounts/signup/", {"username": "", "password1": "x"}).content.decode()
+    assert 'class="error-summary"' in html
+    assert '<a href="#id_username">' in html
+    field = re.search(r"<input[^>]*id=\"id_username\"[^>]*>", html)[0]
+    assert 'aria-invalid="true"' in field
+    assert "id_username_error" in field
+    assert 'id="id_username_error"' in html
+
+
+def test_an_attribute_out_of_range_is_marked_and_described_by_its_hint(client, types):
+    html = client.post(
+        "/build/memeyori/", {**draft(types), "strength": "21", "preview": "1"}
+    ).content.decode()
+    field = re.search(r"<input[^>]*id=\"id_strength\"[^>]*>", html)[0]
+    assert 'aria-invalid="true"' in field
+    assert 'aria-describedby="hint-strength"' in field
+    assert '<a href="#id_strength">' in html
+
+
+def test_the_live_summary_says_the_main_numbers_in_one_line(client, types):
+    query = "&".join(f"{k}={v}" for k, v in draft(types).items())
+    html = client.get(f"/build/memeyori/stats/?{query}", headers={"HX-Request": "true"})
+    summary = re.search(r'<p id="live-summary"[^>]*>(.*?)</p>', html.content.decode())[1]
+    # HP 6 + 5 x END 6 + 2 x STR 7 = 50 (R3); Accuracy 7 + 1 and 3 + 1.
+    assert re.sub(r"<[^>]+>", "", summary).startswith(
+        "HP 50 Accuracy 8 physical, 4 magic Defense 6 Resistance 2 Physical lands"
+    )
