@@ -31,11 +31,13 @@ class BattleForm(forms.Form):
         required=False,
         label="Counts for growth",
         help_text="With a winner, your Memeyori that fought gain a Rank against equal or "
-        "stronger opponents (R10). Only with one of your own parties.",
+        "stronger opponents (see the Rules page). Only with one of your own parties.",
     )
     visibility = forms.ChoiceField(
         choices=BattleVisibility.choices, initial=BattleVisibility.PRIVATE
     )
+
+    PREFILL = ("party_a", "party_b", "seed", "policy_a", "policy_b")
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)

@@ -66,7 +66,10 @@ def public_list(request):
 @require_http_methods(["GET", "POST"])
 @login_required
 def battle_new(request):
-    form = BattleForm(request.POST or None, user=request.user)
+    # "Battle with this party" and "Rematch" links fill the form from the query string;
+    # nothing runs until the form is posted.
+    prefill = {k: v for k, v in request.GET.items() if k in BattleForm.PREFILL}
+    form = BattleForm(request.POST or None, user=request.user, initial=prefill)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:

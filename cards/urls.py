@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
-from .views import accounts, builder, cards_editor, characters, exchange, parties, typechart
+from .views import accounts, builder, cards_editor, characters, exchange, parties, rules, typechart
 
 
 class KindConverter:
@@ -21,6 +21,7 @@ card = character + "cards/<uuid:card>/"
 
 urlpatterns = [
     path("", characters.home, name="home"),
+    path("rules/", rules.rules, name="rules"),
     path("types/", typechart.type_chart_page, name="type_chart"),
     path("types/save/", typechart.type_chart_save, name="type_chart_save"),
     path("types.css", typechart.types_css, name="types_css"),

@@ -112,3 +112,91 @@ def test_the_live_summary_says_the_main_numbers_in_one_line(client, types):
     assert re.sub(r"<[^>]+>", "", summary).startswith(
         "HP 50 Accuracy 8 physical, 4 magic Defense 6 Resistance 2 Physical lands"
     )
+
+
+def test_the_rules_page_has_the_game_text_and_every_ruling(client, db):
+    html = client.get("/rules/").content.decode()
+    assert "HP is calculated as 6 + (END * 5) + (STR * 2)." in html
+    for n in range(1, 11):
+        assert f"id='r{n}'" in html
+    # One damage formula: R5's, not the game text's two-way reading of it.
+    assert html.count("Mitigation = the defender") == 1
+    assert "1.5 (Advantage" not in html.split("id='r5'")[0]
+    assert '<a href="/rules/">Rules</a>' in html
+
+
+def test_the_rules_page_copies_are_the_shared_texts():
+    from pathlib import Path
+
+    import pytest
+
+    from cards.rules_page import GAME_TEXT, RULINGS
+
+    # ../shared beside the repository (CI), or beside the worktrees' folder.
+    found = [p / "shared" for p in Path(__file__).resolve().parents[2:4]]
+    found = [p for p in found if (p / "RULES.md").exists()]
+    if not found:
+        pytest.skip("no shared/ beside the repository")
+    shared = found[0]
+    assert RULINGS.read_text() == (shared / "RULES.md").read_text()
+    assert GAME_TEXT.read_text() == (shared / "seed" / "000_e4ec3dbd0d6f75f4.txt").read_text()
+
+
+def test_rank_6_shows_the_effective_attribute_and_why(client, alice, types):
+    from .conftest import make_memeyori
+
+    m = make_memeyori(alice, types["Blaze"], rank=6, strength=5, visibility="public")
+    html = client.get(f"/c/memeyori/{m.code}/").content.decode()
+    assert re.search(r"<dt>Strength</dt><dd>6 ", html)
+    assert "5 + 1 at Rank 6" in html
+    assert 'href="/rules/#r2"' in html
+
+
+def test_a_character_page_links_to_its_prints(client, alice, types):
+    from .conftest import make_memeyori
+
+    m = make_memeyori(alice, types["Blaze"])
+    client.force_login(alice)
+    html = client.get(f"/c/memeyori/{m.code}/").content.decode()
+    assert f"/print/c/memeyori/{m.code}/mastercard.pdf?paper=a4" in html
+    assert f"/print/c/memeyori/{m.code}/share.png" in html
+    assert f"/print/?characters=memeyori:{m.code}" in html
+
+
+def test_battle_with_this_party_and_rematch_prefill_the_form(client, alice, types):
+    from battles import services as battle_services
+    from cards.services import party_set_memeyori
+
+    from .conftest import make_memeyori, make_party
+
+    party = make_party(alice)
+    party_set_memeyori(party=party, memeyori=[make_memeyori(alice, types["Blaze"])])
+    client.force_login(alice)
+    page = client.get(f"/parties/{party.code}/").content.decode()
+    assert f"/battles/new/?party_a={party.code}" in page
+    assert f"/print/sheet.pdf?party={party.code}" in page
+
+    battle = battle_services.battle_run(owner=alice, party_a=party, party_b=party, seed=42)
+    viewer = client.get(f"/battles/{battle.code}/").content.decode()
+    rematch = re.search(r'href="([^"]+)">Rematch \(same seed\)', viewer)[1].replace("&amp;", "&")
+    form = client.get(rematch).content.decode()
+    assert re.search(r'name="seed"[^>]*value="42"|value="42"[^>]*name="seed"', form)
+    assert re.search(rf'<option value="{party.code}" selected>', form)
+    new_seed = re.search(r'href="([^"]+)">New seed', viewer)[1]
+    assert "seed=" not in new_seed.replace("&amp;", "&").split("policy_b")[1]
+
+
+def test_seed_demo_makes_two_public_battles_one_of_them_close(db):
+    from django.core.management import call_command
+
+    from battles.demo import _closeness
+    from battles.models import Battle
+
+    call_command("seed_demo", stdout=None)
+    call_command("seed_demo", stdout=None)  # idempotent
+    battles = list(Battle.objects.filter(visibility="public"))
+    assert len(battles) == 2
+    assert all(b.log["result"]["winner"] is not None for b in battles)
+    scores = sorted(_closeness(b.log) for b in battles)
+    # The close one: the winner lost someone, or it went long.
+    assert scores[-1][0] >= 1 or scores[-1][1] >= 10
