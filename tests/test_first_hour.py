@@ -200,3 +200,23 @@ def test_seed_demo_makes_two_public_battles_one_of_them_close(db):
     scores = sorted(_closeness(b.log) for b in battles)
     # The close one: the winner lost someone, or it went long.
     assert scores[-1][0] >= 1 or scores[-1][1] >= 10
+
+
+def test_the_reference_defender_can_be_picked_by_name_if_visible(client, alice, bob, types):
+    from .conftest import make_memeyori
+
+    seen = make_memeyori(bob, types["Tide"], name="Puddle", speed=9, endurance=7, wit=4,
+                         visibility="public")  # fmt: skip
+    hidden = make_memeyori(bob, types["Tide"], name="Secret", speed=1, visibility="private")
+    client.force_login(alice)
+    page = client.get("/build/memeyori/").content.decode()
+    assert f"memeyori:{seen.code}" in page and f"memeyori:{hidden.code}" not in page
+
+    query = "&".join(f"{k}={v}" for k, v in draft(types).items())
+    html = client.get(f"/build/memeyori/stats/?{query}&vs_pick=memeyori:{seen.code}").content
+    assert "Against <strong>Puddle</strong> (bob): Evasion 9, Defense 7, Resistance 4" in (
+        html.decode()
+    )
+    html = client.get(f"/build/memeyori/stats/?{query}&vs_pick=memeyori:{hidden.code}").content
+    # Not Alice's to see: the typed numbers stand (Evasion 3 in the draft).
+    assert "Secret" not in html.decode() and "Against Evasion 3," in html.decode()

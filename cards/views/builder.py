@@ -4,13 +4,15 @@ as the user types (R1-R5). Without JavaScript the same form posts and re-renders
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from .. import stats
-from ..forms import CHARACTER_FORMS, ReferenceDefenderForm, error_messages
+from ..forms import CHARACTER_FORMS, DefenderPickForm, ReferenceDefenderForm, error_messages
+from ..models import Archon, Memeyori, visible_to
 from ..services import character_save
 from . import live
 from .access import character_model, get_cards_for_owner, get_character_for_owner
@@ -42,13 +44,41 @@ def _hints(form) -> list[dict]:
     return rows
 
 
-def live_context(*, form, reference, cards=None, chart=None, oob=False) -> dict:
+def with_picked_defender(request, data):
+    """The reference numbers of the defender picked by name, if it is one the player may
+    see: its effective Evasion, Defense, Resistance and Type replace the typed ones."""
+    pick = (data or {}).get("vs_pick") or ""
+    kind, _, code = pick.partition(":")
+    model = {"memeyori": Memeyori, "archon": Archon}.get(kind)
+    if model is None:
+        return data, None
+    try:
+        picked = (
+            model.objects.select_related("type", "owner")
+            .filter(visible_to(request.user))
+            .get(code=code)
+        )
+    except (model.DoesNotExist, ValidationError, ValueError):
+        return data, None
+    derived = picked.derived
+    data = data.copy()
+    data.update(
+        vs_evasion=str(derived.evasion),
+        vs_defense=str(derived.defense),
+        vs_resistance=str(derived.resistance),
+        vs_type=picked.type.slug,
+    )
+    return data, picked
+
+
+def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=None) -> dict:
     """Everything the stats and odds panels show, from already-bound forms."""
     context = {
         "form": form,
         "reference": reference,
         "hints": _hints(form),
         "oob": oob,
+        "picked": picked,
         "errors": error_messages(form) if form.is_bound else [],
     }
     values = form.attribute_values()
@@ -77,10 +107,14 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False) -> dict:
     return context
 
 
-def _page(request, *, kind, form, reference, character=None):
+def _page(request, *, kind, form, reference, character=None, data=None):
     cards = list(character.cards.all()) if character is not None else None
-    context = live_context(form=form, reference=reference, cards=cards)
+    data, picked = with_picked_defender(request, data)
+    if picked is not None:
+        reference = ReferenceDefenderForm(data)
+    context = live_context(form=form, reference=reference, cards=cards, picked=picked)
     context.update(
+        pick=DefenderPickForm(data if picked else None, user=request.user),
         kind=kind,
         kind_label=KIND_LABELS[kind],
         character=character,
@@ -99,7 +133,14 @@ def _save_or_render(request, *, kind, instance, character=None):
     form = CHARACTER_FORMS[kind](request.POST, request.FILES, instance=instance)
     reference = ReferenceDefenderForm(request.POST)
     if "preview" in request.POST or not form.is_valid():
-        return _page(request, kind=kind, form=form, reference=reference, character=character)
+        return _page(
+            request,
+            kind=kind,
+            form=form,
+            reference=reference,
+            character=character,
+            data=request.POST,
+        )
     saved = character_save(
         character=form.save(commit=False), portrait=form.cleaned_data.get("portrait")
     )
@@ -149,6 +190,7 @@ def builder_new(request, kind):
             kind=kind,
             form=CHARACTER_FORMS[kind](draft),
             reference=ReferenceDefenderForm(draft),
+            data=draft,
         )
     return _page(
         request,
@@ -186,12 +228,18 @@ def builder_stats(request, kind, code=None):
     cards = get_cards_for_owner(request, kind, code) if code else None
     form = CHARACTER_FORMS[kind](request.GET)
     form.live = True
-    reference = ReferenceDefenderForm(request.GET)
-    types, chart = live.types_and_chart(request.GET.get("vs_type", ""))
+    data, picked = with_picked_defender(request, request.GET)
+    reference = ReferenceDefenderForm(data)
+    types, chart = live.types_and_chart(data.get("vs_type", ""))
     form.fields["type"].use_types(types)
     reference.fields["vs_type"].use_types(types)
     context = live_context(
-        form=form, reference=reference, cards=cards, chart=chart, oob=bool(request.htmx)
+        form=form,
+        reference=reference,
+        cards=cards,
+        chart=chart,
+        oob=bool(request.htmx),
+        picked=picked,
     )
     context.update(kind=kind, code=code)
     name = TEMPLATE + "#live-panels" if request.htmx else "cards/live_page.html"
