@@ -220,3 +220,54 @@ def test_the_reference_defender_can_be_picked_by_name_if_visible(client, alice, 
     html = client.get(f"/build/memeyori/stats/?{query}&vs_pick=memeyori:{hidden.code}").content
     # Not Alice's to see: the typed numbers stand (Evasion 3 in the draft).
     assert "Secret" not in html.decode() and "Against Evasion 3," in html.decode()
+
+
+def test_default_art_is_the_same_for_a_code_and_differs_between_codes(types):
+    from uuid import UUID
+
+    from cards.printing.art import default_art_svg
+
+    a = UUID("00000000-0000-4000-8000-000000000001")
+    b = UUID("00000000-0000-4000-8000-000000000002")
+    blaze = types["Blaze"]
+    assert default_art_svg(a, blaze.colour) == default_art_svg(a, blaze.colour)
+    assert default_art_svg(a, blaze.colour) != default_art_svg(b, blaze.colour)
+    # Only a checked colour reaches the markup.
+    art = default_art_svg(a, '"><script>')
+    assert "<script>" not in art and "#888888" in art
+
+
+def test_a_portrait_less_character_shows_its_art_on_screen_and_on_its_mastercard(
+    client, alice, types
+):
+    from cards.printing.deck import character_faces
+    from cards.printing.render import build_document
+
+    from .conftest import make_memeyori
+
+    m = make_memeyori(alice, types["Blaze"], visibility="public")
+    page = client.get(f"/c/memeyori/{m.code}/").content.decode()
+    art = re.search(r"<svg class=\"default-art\".*?</svg>", page)[0]
+    from cards.printing import layout
+
+    html, _, _ = build_document(
+        character_faces(m), sheet=layout.sheet_layout("a4"), backs=False, bleed=False, title="t"
+    )
+    assert art in html
+    assert "no portrait" not in html
+
+
+def test_a_move_card_says_its_dice_odds_and_expected_damage(alice, types):
+    from cards.printing.deck import character_faces
+
+    from .conftest import make_card, make_memeyori
+
+    # STR 5, IQ 3: Physical Accuracy 6 (R3).
+    m = make_memeyori(alice, types["Blaze"])
+    make_card(m, types["Blaze"], name="Nip", power=4, tier2_power=6)
+    make_card(m, types["Blaze"], name="Mend", category="support", power=3)
+    faces = {f.card.name: f for f in character_faces(m) if f.kind == "move"}
+    assert faces["Nip"].at_the_table.startswith("6 dice · lands ")
+    assert ", T2 " in faces["Nip"].at_the_table
+    # Heal: Power 3 + Support Power (WIT 2) = 5 (R5).
+    assert faces["Mend"].at_the_table.startswith("Heals 5 HP")
