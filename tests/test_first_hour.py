@@ -271,3 +271,20 @@ def test_a_move_card_says_its_dice_odds_and_expected_damage(alice, types):
     assert ", T2 " in faces["Nip"].at_the_table
     # Heal: Power 3 + Support Power (WIT 2) = 5 (R5).
     assert faces["Mend"].at_the_table.startswith("Heals 5 HP")
+
+
+def test_the_calibration_page_is_drawn_in_real_millimetres(client, db):
+    import xml.etree.ElementTree as ET
+
+    from django.contrib.staticfiles import finders
+
+    assert "print/calibration.svg" in client.get("/print/").content.decode()
+    svg = ET.parse(finders.find("print/calibration.svg")).getroot()
+    # 1 user unit = 1 mm: the page size in mm equals the viewBox.
+    assert (svg.get("width"), svg.get("height")) == ("190mm", "150mm")
+    assert svg.get("viewBox") == "0 0 190 150"
+    ns = "{http://www.w3.org/2000/svg}"
+    ruler = svg.find(f"{ns}g/{ns}line")
+    assert float(ruler.get("x2")) - float(ruler.get("x1")) == 100
+    card = svg.find(f"{ns}rect")
+    assert (card.get("width"), card.get("height")) == ("63", "88")
