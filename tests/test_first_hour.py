@@ -288,3 +288,34 @@ def test_the_calibration_page_is_drawn_in_real_millimetres(client, db):
     assert float(ruler.get("x2")) - float(ruler.get("x1")) == 100
     card = svg.find(f"{ns}rect")
     assert (card.get("width"), card.get("height")) == ("63", "88")
+
+
+def test_copies_repeat_each_move_card_and_the_backs_can_be_solid(client, alice, types):
+    import io
+
+    from pypdf import PdfReader
+
+    from cards.printing import layout, render
+    from cards.printing.deck import character_faces
+
+    from .conftest import make_card, make_memeyori
+
+    m = make_memeyori(alice, types["Blaze"], name="Copycat")
+    make_card(m, types["Blaze"], name="Echo Bite")
+    client.force_login(alice)
+    query = {"characters": f"memeyori:{m.code}", "paper": "a4", "copies": "3", "backs": "on"}
+    response = client.get("/print/sheet.pdf", query)
+    reader = PdfReader(io.BytesIO(response.content))
+    # The Mastercard lists the card once; three move cards each name it once more.
+    assert reader.pages[0].extract_text().count("Echo Bite") == 4
+    assert client.get("/print/sheet.pdf", {**query, "copies": "10"}).status_code != 200
+
+    faces = character_faces(m)
+    light, _, _ = render.build_document(
+        faces, sheet=layout.sheet_layout("a4"), backs=True, bleed=False, title="t"
+    )
+    solid, _, _ = render.build_document(
+        faces, sheet=layout.sheet_layout("a4", solid_backs=True), backs=True, bleed=False, title="t"
+    )
+    assert 'class="card card-back"' in light and "card-back solid" not in light
+    assert 'class="card card-back solid"' in solid

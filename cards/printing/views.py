@@ -30,7 +30,9 @@ def _faces(characters) -> list[Face]:
 
 def _sheet_options(form: PrintForm) -> dict:
     return {
-        "sheet": layout.sheet_layout(form.cleaned_data["paper"]),
+        "sheet": layout.sheet_layout(
+            form.cleaned_data["paper"], solid_backs=form.cleaned_data["back"] == "solid"
+        ),
         "backs": form.cleaned_data["backs"],
         "bleed": form.cleaned_data["bleed"],
     }
@@ -44,7 +46,7 @@ def print_page(request):
     form = PrintForm(request.GET if submitted else None, user=request.user)
     context = {"form": form, "submitted": submitted}
     if submitted and form.is_valid():
-        faces = _faces(form.chosen())
+        faces = layout.with_copies(_faces(form.chosen()), form.cleaned_data["copies"] or 1)
         try:
             result = render_faces(faces, png_dpi=PREVIEW_DPI, png_only=True, **_sheet_options(form))
         except (TooManyCards, pdf.RenderTimeout) as error:
@@ -76,7 +78,8 @@ def print_sheet(request):
             content_type="text/plain",
         )
     try:
-        result = render_faces(_faces(form.chosen()), **_sheet_options(form))
+        faces = layout.with_copies(_faces(form.chosen()), form.cleaned_data["copies"] or 1)
+        result = render_faces(faces, **_sheet_options(form))
     except TooManyCards as error:
         return HttpResponse(str(error), status=400, content_type="text/plain")
     except pdf.RenderTimeout as error:
