@@ -319,3 +319,21 @@ def test_copies_repeat_each_move_card_and_the_backs_can_be_solid(client, alice, 
     )
     assert 'class="card card-back"' in light and "card-back solid" not in light
     assert 'class="card card-back solid"' in solid
+
+
+def test_print_shop_crop_marks_are_drawn_over_the_bleed_at_the_trim_lines(alice, types):
+    from cards.printing import layout, render
+    from cards.printing.deck import character_faces
+
+    from .conftest import make_memeyori
+
+    faces = character_faces(make_memeyori(alice, types["Blaze"]))
+    sheet = layout.sheet_layout("a4")
+    shop, _, _ = render.build_document(faces, sheet=sheet, backs=True, bleed=True, title="t")
+    home, _, _ = render.build_document(faces, sheet=sheet, backs=True, bleed=False, title="t")
+    assert "shop-marks" not in home
+    marks = re.search(r'<svg class="shop-marks"[^>]*viewBox="0 0 69 94".*?</svg>', shop)[0]
+    # At the trim lines: 3 mm in from each edge of the 69 x 94 mm bleed box (63 x 88 + 2 x 3).
+    for line in ("M3 0V2.4", "M66 0V2.4", "M0 3H2.4", "M0 91H2.4"):
+        assert line in marks
+    assert shop.count('class="shop-marks"') == len(faces) * 2  # every face and every back
