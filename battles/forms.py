@@ -41,12 +41,14 @@ class BattleForm(forms.Form):
         required=False,
         label="Counts for growth",
         help_text="With a winner, the Memeyori that fought gain a Rank against equal or "
-        "stronger opponents (R10), each in its owner's own collection. The table's GM's "
-        "call: outside a table no battle counts.",
+        "stronger opponents (see the Rules page), each in its owner's own collection. The "
+        "table's GM's call: outside a table no battle counts.",
     )
     visibility = forms.ChoiceField(
         choices=BattleVisibility.choices, initial=BattleVisibility.PRIVATE
     )
+
+    PREFILL = ("party_a", "party_b", "seed", "policy_a", "policy_b")
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)

@@ -87,9 +87,11 @@ def public_list(request):
 @allow("GET", "POST")
 @login_required
 def battle_new(request):
-    form = BattleForm(
-        request.POST or None, user=request.user, initial={"table": request.GET.get("table")}
-    )
+    # "Battle with this party" and "Rematch" links fill the form from the query string;
+    # nothing runs until the form is posted.
+    prefill = {k: v for k, v in request.GET.items() if k in BattleForm.PREFILL}
+    prefill.setdefault("table", request.GET.get("table"))
+    form = BattleForm(request.POST or None, user=request.user, initial=prefill)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:

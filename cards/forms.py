@@ -16,6 +16,7 @@ from .models import (
     Party,
     Type,
     check_party_memeyori,
+    visible_to,
 )
 from .printing.portraits import MEGAPIXELS, portrait_check
 
@@ -406,3 +407,30 @@ class ImportForm(forms.Form):
         if not cleaned.get("file") and not cleaned.get("payload"):
             raise ValidationError("Choose a Memeyori export file to import.")
         return cleaned
+
+
+class DefenderPickForm(forms.Form):
+    """The reference defender by name: any Memeyori or Archon the player can see, like
+    choosing the defender in a damage calculator. Empty means the numbers typed below."""
+
+    LIMIT = 300  # a long select is still usable; more than this is a search, not a list
+
+    vs_pick = forms.ChoiceField(label="Defender", required=False)
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = [("", "The numbers below (human average unless changed)")]
+        for model in (Memeyori, Archon):
+            rows = (
+                model.objects.filter(visible_to(user))
+                .select_related("owner")
+                .order_by("name", "pk")[: self.LIMIT]
+            )
+            label = model._meta.verbose_name_plural.title()
+            choices.append(
+                (
+                    label,
+                    [(f"{model.kind}:{c.code}", f"{c.name} ({c.owner.username})") for c in rows],
+                )
+            )
+        self.fields["vs_pick"].choices = choices

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
-from .views import accounts, builder, cards_editor, characters, exchange, parties, typechart
+from .views import accounts, builder, cards_editor, characters, exchange, parties, rules, typechart
 
 
 class KindConverter:
@@ -21,6 +21,7 @@ card = character + "cards/<uuid:card>/"
 
 urlpatterns = [
     path("", characters.home, name="home"),
+    path("rules/", rules.rules, name="rules"),
     path("types/", typechart.type_chart_page, name="type_chart"),
     path("types/save/", typechart.type_chart_save, name="type_chart_save"),
     path("types.css", typechart.types_css, name="types_css"),
@@ -71,5 +72,26 @@ urlpatterns = [
         "accounts/password/done/",
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
+    ),
+    # Password reset: Django's views and tokens, the site's templates; mail per EMAIL_URL.
+    path(
+        "accounts/reset/",
+        auth_views.PasswordResetView.as_view(),
+        name="password_reset",
+    ),
+    path(
+        "accounts/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
     ),
 ]

@@ -43,6 +43,49 @@ def envlist(name: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
 
 
+EMAIL_BACKENDS = {
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+    "smtps": "django.core.mail.backends.smtp.EmailBackend",
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "file": "django.core.mail.backends.filebased.EmailBackend",
+    "memory": "django.core.mail.backends.locmem.EmailBackend",
+    "dummy": "django.core.mail.backends.dummy.EmailBackend",
+}
+
+
+def envmailer(name: str, default: str) -> dict:
+    """One MAILERS entry (Django 6.1) from a URL in the shape dj-email-url reads:
+    smtp://user:password@host:587/?tls=1, smtps://... (SSL), console://, file:///dir,
+    memory://, dummy://. A dozen lines here rather than a dependency."""
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    raw = os.environ.get(name) or default
+    url = urlsplit(raw)
+    if url.scheme not in EMAIL_BACKENDS:
+        raise ImproperlyConfigured(
+            f"{name} must start with one of {', '.join(EMAIL_BACKENDS)}://; got {raw!r}"
+        )
+    query = {k: v[-1].lower() for k, v in parse_qs(url.query).items()}
+    try:
+        port = url.port
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} has a bad port; got {raw!r}") from None
+    options: dict = {}
+    if url.scheme == "file":
+        options["file_path"] = unquote(url.path)
+    elif url.scheme.startswith("smtp"):
+        options.update(
+            host=url.hostname or "localhost",
+            port=port,
+            username=unquote(url.username or ""),
+            password=unquote(url.password or ""),
+            use_ssl=url.scheme == "smtps" or query.get("ssl") in {"1", "true"},
+            use_tls=query.get("tls") in {"1", "true"},
+            timeout=envint("EMAIL_TIMEOUT", 10),
+        )
+    return {"BACKEND": EMAIL_BACKENDS[url.scheme], "OPTIONS": options}
+
+
 DEBUG = envbool("DJANGO_DEBUG", True)
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
@@ -172,6 +215,8 @@ RATE_LIMITS = {
     "login": ("10/m", {"POST"}),
     "signup": ("5/m", {"POST"}),
     "password_change": ("10/m", {"POST"}),
+    "password_reset": ("5/m", {"POST"}),
+    "password_reset_confirm": ("10/m", {"POST"}),
     "battle_new": ("20/m", {"POST"}),
     "import": ("20/m", {"POST"}),
     "print_page": ("30/m", {"GET", "HEAD"}),
@@ -218,6 +263,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Password-reset mail. With debug on it is printed to the console (make run); a
+# deployment sets EMAIL_URL, e.g. smtp://user:password@mail.example.org:587/?tls=1.
+MAILERS = {"default": envmailer("EMAIL_URL", "console://" if DEBUG else "smtp://localhost:25")}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Memeyori <noreply@localhost>")
+PASSWORD_RESET_TIMEOUT = envint("PASSWORD_RESET_TIMEOUT", 60 * 60 * 24)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

@@ -28,6 +28,11 @@ def require_chromium():
         pytest.skip(f"browser journeys need Chromium at {CHROMIUM} (apt-get install chromium)")
 
 
-def screenshot(page, name: str):
+def screenshot(page, name: str, *, a11y: bool = True):
+    """Save the page as it looks now, after checking it with axe-core (tests/axe.py)."""
+    if a11y:
+        from .axe import check_a11y
+
+        check_a11y(page)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / f"{re.sub(r'[^a-z0-9_-]+', '-', name.lower())}.png")

@@ -94,6 +94,9 @@ MEMBER_READS = {VIEW, MEMBER}
 # its parties with a table does not open it.
 OWN_VISIBILITY = {"lab", "lab_open", "lab_what_if"}
 OBJECT_KWARGS = {"code", "card", "token"}
+# Django's own signed, single-use reset links: checked by Django's token generator, and by
+# test_a_forged_reset_link_changes_no_password below instead of the matrix.
+DJANGO_TOKEN_URLS = {"password_reset_confirm"}
 
 
 def object_url_names() -> set[str]:
@@ -109,7 +112,24 @@ def object_url_names() -> set[str]:
 
 
 def test_every_object_url_has_an_access_rule():
-    assert object_url_names() == set(RULES)
+    assert object_url_names() - DJANGO_TOKEN_URLS == set(RULES)
+
+
+def test_a_forged_reset_link_changes_no_password(client, alice, bob):
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    uid = urlsafe_base64_encode(force_bytes(alice.pk))
+    bobs_token = default_token_generator.make_token(bob)  # a real token, for someone else
+    before = alice.password
+    for token in (bobs_token, "set-password", "x" * 40):
+        url = reverse("password_reset_confirm", kwargs={"uidb64": uid, "token": token})
+        data = {"new_password1": "Pwned-pass-123!", "new_password2": "Pwned-pass-123!"}
+        response = client.post(url, data, follow=True)
+        assert "This link does not work" in response.content.decode()
+    alice.refresh_from_db()
+    assert alice.password == before
 
 
 @pytest.fixture

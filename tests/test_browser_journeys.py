@@ -16,6 +16,7 @@ from battles.models import Battle
 from cards.demo import seed_demo
 from cards.models import Card, Memeyori, Party
 
+from .axe import check_a11y
 from .browser import screenshot
 
 pytestmark = pytest.mark.browser
@@ -212,3 +213,4 @@ def test_the_builder_works_from_the_keyboard_alone(page, live_server, demo):
     page.wait_for_load_state("networkidle")
     expect(page.locator("#stat-hp")).to_be_focused()
     expect(page.locator("#formula-hp")).to_be_visible()
+    check_a11y(page)

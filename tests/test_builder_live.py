@@ -46,7 +46,7 @@ def test_the_stats_partial_explains_each_stat(client, types):
     assert "Physical Accuracy 6 = STR 5 + floor(IQ 3 / 2)" in html
     # Each formula is reachable by keyboard focus, not only by hover.
     assert 'tabindex="0" aria-describedby="formula-hp"' in html
-    assert 'role="tooltip" id="formula-hp"' in html
+    assert '<dd class="formula" id="formula-hp">' in html
 
 
 def test_the_stats_panel_shows_the_rank_6_bonus(client, types):

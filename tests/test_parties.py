@@ -107,7 +107,7 @@ def test_the_totals_update_live_with_htmx(client, alice, roster):
     assert "<dt>SP</dt><dd>4</dd>" in html
     assert "<dt>Draw</dt><dd>3</dd>" in html
     assert "<dt>DP</dt><dd>2 of 2</dd>" in html
-    assert "This party follows R8" in html
+    assert "This party follows the party rules" in html
     html = client.get(
         reverse("party_totals"), party_data(roster[:4]), headers=HTMX
     ).content.decode()
@@ -174,4 +174,4 @@ def test_the_totals_have_a_full_page_fallback(client, alice, roster):
     client.force_login(alice)
     html = client.get(reverse("party_totals"), party_data(roster[:2])).content.decode()
     assert "<html" in html
-    assert "This party follows R8" in html
+    assert "This party follows the party rules" in html

@@ -58,3 +58,25 @@ def test_a_bad_boolean_is_refused_by_name():
     result = manage("check", DJANGO_DEBUG="maybe")
     assert result.returncode != 0
     assert "DJANGO_DEBUG must be one of" in result.stderr
+
+
+def test_email_url_builds_django_mailers(monkeypatch):
+    from memeyori_site.settings import envmailer
+
+    monkeypatch.setenv("EMAIL_URL", "smtp://ann%40x.org:p%2Fss@mail.example.org:587/?tls=1")
+    mailer = envmailer("EMAIL_URL", "console://")
+    assert mailer["BACKEND"].endswith("smtp.EmailBackend")
+    assert mailer["OPTIONS"] | {"timeout": 0} == {
+        "host": "mail.example.org", "port": 587, "username": "ann@x.org", "password": "p/ss",
+        "use_ssl": False, "use_tls": True, "timeout": 0,
+    }  # fmt: skip
+    monkeypatch.setenv("EMAIL_URL", "file:///tmp/mail")
+    assert envmailer("EMAIL_URL", "console://")["OPTIONS"] == {"file_path": "/tmp/mail"}
+    monkeypatch.delenv("EMAIL_URL")
+    assert envmailer("EMAIL_URL", "console://")["BACKEND"].endswith("console.EmailBackend")
+
+
+def test_a_bad_email_url_refuses_to_start():
+    result = manage("check", EMAIL_URL="smpt://typo.example.org")
+    assert result.returncode != 0
+    assert "EMAIL_URL must start with one of" in result.stderr

@@ -8,11 +8,11 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRefresh
 
 from cards.models import visible_to
+from memeyori_site.http import allow, require_post, require_safe
 
 from ..forms import ShareForm
 from ..models import BattleVisibility
@@ -37,14 +37,14 @@ def _get_shared_lab(token: str) -> Lab:
     return lab
 
 
-@require_GET
+@require_safe
 @login_required
 def lab_list(request):
     labs = Lab.objects.filter(owner=request.user).prefetch_related("matchups")[:200]
     return render(request, "battles/lab/list.html", {"labs": labs, "mine": True})
 
 
-@require_GET
+@require_safe
 def lab_public(request):
     labs = (
         Lab.objects.filter(visibility=BattleVisibility.PUBLIC, status=LabStatus.DONE)
@@ -54,7 +54,7 @@ def lab_public(request):
     return render(request, "battles/lab/list.html", {"labs": labs, "mine": False})
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def lab_new(request):
     initial = {}
@@ -125,13 +125,13 @@ def _render_lab(request, lab: Lab, *, shared: bool):
     return render(request, "battles/lab/lab.html", context)
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def lab_page(request, code):
     return _render_lab(request, _get_lab_for_user(request, code), shared=False)
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def lab_shared(request, token):
     return _render_lab(request, _get_shared_lab(token), shared=True)
@@ -159,19 +159,19 @@ def _open(request, lab: Lab, *, shared: bool):
     return redirect(battle)
 
 
-@require_GET
+@require_safe
 def lab_open(request, code):
     """Battle i in the viewer: made once from the lab's snapshot and seed, reused after.
     A GET because it is idempotent: every visit gives the same battle."""
     return _open(request, _get_lab_for_user(request, code), shared=False)
 
 
-@require_GET
+@require_safe
 def lab_shared_open(request, token):
     return _open(request, _get_shared_lab(token), shared=True)
 
 
-@require_POST
+@require_post
 @login_required
 def lab_share(request, code):
     lab = _get_owned_lab(request, code)
@@ -194,7 +194,7 @@ def lab_share(request, code):
     return redirect(lab)
 
 
-@require_POST
+@require_post
 @login_required
 def lab_resume(request, code):
     lab = services.lab_resume(lab=_get_owned_lab(request, code))
@@ -203,7 +203,7 @@ def lab_resume(request, code):
     return redirect(lab)
 
 
-@require_http_methods(["GET", "POST"])
+@allow("GET", "POST")
 @login_required
 def lab_what_if(request, code):
     lab = _get_owned_lab(request, code)
@@ -228,6 +228,6 @@ def lab_what_if(request, code):
     )
 
 
-@require_GET
+@require_safe
 def lab_about(request):
     return render(request, "battles/lab/about.html")

@@ -1,6 +1,7 @@
 """What goes on the cards: faces (Mastercard, move card, back) built from the models."""
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from cards import stats
 from cards.models import Character, Party
@@ -90,6 +91,48 @@ class Face:
             for e in self.character.explained()  # R3, from stats.explain
         ]
 
+    @property
+    def at_the_table(self) -> str:
+        """A move card's numbers for its own Memeyori against the human-average reference
+        defender (every attribute 2, R1; neutral Type): the dice it rolls, its chance to
+        land (R4) and its expected damage (R5) or heal, at each Tier it has."""
+        from cards.views.live import attack_rows, card_rows
+
+        card, c = self.card, self.character
+        derived = c.derived
+        powers = [("", card.power)]
+        powers += [
+            (f"T{n} ", p)
+            for n, p in ((2, card.tier2_power), (3, card.tier3_power))
+            if p is not None
+        ]
+        rows = [
+            card_rows(
+                cards=[SimpleNamespace(**{**vars_of(card), "power": power})],
+                derived=derived,
+                user_type=c.type,
+                rank=None,
+                reference=REFERENCE,
+                chart={},
+            )[0]
+            for _, power in powers
+        ]
+        if card.category == "support":
+            heals = ", ".join(
+                f"{label}{row.heal}" for (label, _), row in zip(powers, rows, strict=True)
+            )
+            return f"Heals {heals} HP (Power + Support Power {derived.support_power})"
+        physical = card.category == "physical"
+        attack = attack_rows(derived, REFERENCE["vs_evasion"])[0 if physical else 1]
+        expected = ", ".join(
+            f"{label}{row.expected.text}" for (label, _), row in zip(powers, rows, strict=True)
+        )
+        guard = "DEF" if physical else "RES"
+        return (
+            f"{attack.accuracy} dice · lands {attack.land.text} · "
+            f"expected {expected} damage vs EVA 2, {guard} 2"
+        )
+
     def paragraphs(self) -> tuple[str, ...]:
         """The zone's text, roughly as it wraps, for fit.estimate_step."""
         if self.kind == "master":
@@ -104,7 +147,8 @@ class Face:
                 rows += self.character.flavour.splitlines()
             return tuple(rows)
         card = self.card
-        rows = (card.text or "x").splitlines()
+        rows = ["8 dice · lands 99.9% · expected 99.99, T2 99.99 damage vs EVA 2, DEF 2"]
+        rows += (card.text or "x").splitlines()
         for power, text in (
             (card.tier2_power, card.tier2_text),
             (card.tier3_power, card.tier3_text),
@@ -112,6 +156,20 @@ class Face:
             if power is not None:
                 rows += ["Tier 2 (4 Resonance) · Power 99", *text.splitlines()]
         return tuple(rows)
+
+
+# The builder's default reference defender (README, "Rulings beyond RULES.md").
+REFERENCE = {"vs_evasion": 2, "vs_defense": 2, "vs_resistance": 2, "vs_type": None}
+
+
+def vars_of(card) -> dict:
+    """The fields card_rows reads, from a Card row."""
+    return {
+        "category": card.category,
+        "type_id": card.type_id,
+        "power": card.power,
+        "unlock_rank": card.unlock_rank,
+    }
 
 
 def character_faces(character: Character) -> list[Face]:

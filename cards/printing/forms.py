@@ -25,6 +25,20 @@ class PrintForm(forms.Form):
     bleed = forms.BooleanField(
         required=False, label="Print-shop mode: one card per page with 3 mm bleed and crop marks"
     )
+    back = forms.ChoiceField(
+        choices=[("light", "Ink-light: a thin frame on white"), ("solid", "Solid dark")],
+        initial="light",
+        required=False,
+        label="Card backs",
+    )
+    copies = forms.IntegerField(
+        min_value=1,
+        max_value=9,
+        initial=1,
+        required=False,
+        label="Copies of each move card",
+        help_text="1 to 9; Mastercards print once.",
+    )
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)

@@ -67,6 +67,8 @@ class SheetLayout:
     page_h: float
     slots: tuple[Rect, ...]
     marks: tuple[Mark, ...]
+    # Card backs: ink-light (a thin frame on white) unless the solid dark back is asked for.
+    solid_backs: bool = False
 
     def mirrored_slot(self, index: int) -> int:
         """Where the back of slot `index` goes so a long-edge duplex print lines up.
@@ -79,7 +81,9 @@ class SheetLayout:
         return row * COLUMNS + (COLUMNS - 1 - column)
 
 
-def sheet_layout(paper: str, *, columns: int = COLUMNS, rows: int = ROWS) -> SheetLayout:
+def sheet_layout(
+    paper: str, *, columns: int = COLUMNS, rows: int = ROWS, solid_backs: bool = False
+) -> SheetLayout:
     """A grid of cards centred on the paper, with marks at every corner outside the cards."""
     page_w, page_h = PAPERS[paper]
     grid_w = columns * CARD_W + (columns - 1) * GUTTER
@@ -92,7 +96,8 @@ def sheet_layout(paper: str, *, columns: int = COLUMNS, rows: int = ROWS) -> She
         for r in range(rows)
         for c in range(columns)
     )
-    return SheetLayout(page_w, page_h, slots, _corner_marks(slots, page_w, page_h))
+    marks = _corner_marks(slots, page_w, page_h)
+    return SheetLayout(page_w, page_h, slots, marks, solid_backs=solid_backs)
 
 
 def _room(start: float, direction: int, limit_edges: list[float], page_edge: float) -> float:
@@ -143,3 +148,8 @@ def single_card_layout(paper: str) -> SheetLayout:
 
 def pages(items: list, per_page: int = PER_SHEET) -> list[list]:
     return [items[i : i + per_page] for i in range(0, len(items), per_page)] or [[]]
+
+
+def with_copies(faces: list, copies: int) -> list:
+    """Each move card `copies` times, next to each other; Mastercards once."""
+    return [f for face in faces for f in [face] * (copies if face.kind == "move" else 1)]

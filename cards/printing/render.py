@@ -97,7 +97,7 @@ def build_document(
             f".sheet {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; overflow: visible; }}",
             f".slot-0 {{ left: -{_mm(layout.BLEED)}mm; top: -{_mm(layout.BLEED)}mm; "
             f"padding: {_mm(layout.BLEED)}mm; background: var(--type-colour); }}",
-            ".slot-0.type-back { background: #1d1b22; }",
+            f".slot-0.type-back {{ background: {'#1d1b22' if sheet.solid_backs else '#fff'}; }}",
         ]
         marks = []
     else:
@@ -126,6 +126,7 @@ def build_document(
             "page_w": _mm(page_w),
             "page_h": _mm(page_h),
             "bleed": bleed,
+            "solid_backs": sheet.solid_backs,
             "page_css": "\n".join([*page_css, _type_css()]),
             "static_prefix": settings.STATIC_URL.strip("/") + "/",
         },

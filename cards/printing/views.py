@@ -36,15 +36,17 @@ def _faces(characters) -> list[Face]:
 
 def _sheet_options(form: PrintForm) -> dict:
     return {
-        "sheet": layout.sheet_layout(form.cleaned_data["paper"]),
+        "sheet": layout.sheet_layout(
+            form.cleaned_data["paper"], solid_backs=form.cleaned_data["back"] == "solid"
+        ),
         "backs": form.cleaned_data["backs"],
         "bleed": form.cleaned_data["bleed"],
     }
 
 
 def _safe_back(request, back: str) -> str:
-    """Where a waiting page returns to: a print URL on this site, or nowhere."""
-    if back.startswith("/print/") and url_has_allowed_host_and_scheme(
+    """Where a waiting page returns to: a print URL on this site (or a table's), or nowhere."""
+    if back.startswith(("/print/", "/tables/")) and url_has_allowed_host_and_scheme(
         back, allowed_hosts={request.get_host()}
     ):
         return back
@@ -83,7 +85,7 @@ def _file_response(job: Render) -> HttpResponse:
     return response
 
 
-def _serve_or_wait(request, *, kind: str, spec: dict, filename: str):
+def serve_or_wait(request, *, kind: str, spec: dict, filename: str):
     """The file if it is stored; else queue it and answer at once with a waiting page."""
     try:
         job = store.find_or_queue(
@@ -110,7 +112,7 @@ def print_page(request):
     form = PrintForm(request.GET if submitted else None, user=request.user)
     context = {"form": form, "submitted": submitted}
     if submitted and form.is_valid():
-        faces = _faces(form.chosen())
+        faces = layout.with_copies(_faces(form.chosen()), form.cleaned_data["copies"] or 1)
         query = request.GET.copy()
         query.pop("again", None)
         try:
@@ -154,10 +156,11 @@ def print_sheet(request):
             content_type="text/plain",
         )
     try:
-        spec = prepare(_faces(form.chosen()), png_dpi=PREVIEW_DPI, **_sheet_options(form))
+        faces = layout.with_copies(_faces(form.chosen()), form.cleaned_data["copies"] or 1)
+        spec = prepare(faces, png_dpi=PREVIEW_DPI, **_sheet_options(form))
     except TooManyCards as error:
         return HttpResponse(str(error), status=400, content_type="text/plain")
-    return _serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename="memeyori-cards.pdf")
+    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename="memeyori-cards.pdf")
 
 
 @require_safe
@@ -172,7 +175,7 @@ def mastercard_pdf(request, kind, code):
         sheet=layout.single_card_layout(paper),
         title=character.name,
     )
-    return _serve_or_wait(
+    return serve_or_wait(
         request,
         kind=Render.Kind.MASTERCARD,
         spec=spec,
@@ -190,7 +193,7 @@ def mastercard_png(request, kind, code):
         png_dpi=SHARE_DPI,
         png_only=True,
     )
-    return _serve_or_wait(
+    return serve_or_wait(
         request,
         kind=Render.Kind.SHARE,
         spec=spec,

@@ -12,10 +12,11 @@ from django.utils.text import slugify
 from memeyori_site.http import allow, require_post, require_safe
 
 from ..models import Table
-from ..printing import pdf
 from ..printing.deck import character_faces
 from ..printing.layout import sheet_layout
-from ..printing.render import TooManyCards, render_faces
+from ..printing.render import TooManyCards, prepare
+from ..printing.store import Render
+from ..printing.views import serve_or_wait
 from . import services
 from .forms import InviteForm, MemberForm, TableForm, TablePrintForm
 
@@ -165,15 +166,12 @@ def table_print(request, code):
     faces = [face for c in characters for face in character_faces(c)]
     title = f"{table.name}: {member.username}" if member else table.name
     try:
-        result = render_faces(faces, sheet=sheet_layout("a4"), title=title)
+        spec = prepare(faces, sheet=sheet_layout("a4"), title=title)
     except TooManyCards as error:
         return HttpResponse(str(error), status=400, content_type="text/plain")
-    except pdf.RenderTimeout as error:
-        return HttpResponse(str(error), status=503, content_type="text/plain")
+    # Rendered by a task worker like every PDF (issue 10): stored, or a waiting page.
     name = slugify(title) or "table"
-    response = HttpResponse(result.pdf, content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="{name}.pdf"'
-    return response
+    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=f"{name}.pdf")
 
 
 @allow("GET", "POST")

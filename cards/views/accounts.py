@@ -1,11 +1,35 @@
 """Sign up; log in, log out and password change are Django's own views (see cards/urls.py)."""
 
+from django import forms
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
 from django.db import transaction
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from memeyori_site.http import allow
+
+
+def _next_url(request) -> str | None:
+    """The page to return to (the builder with a draft, say), if it is one of ours."""
+    target = request.POST.get("next") or request.GET.get("next")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return None
+
+
+class SignupForm(UserCreationForm):
+    """Django's form plus an optional email address, the only way to reset a password."""
+
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional. Only used to send a link if you forget your password.",
+    )
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
 
 
 @allow("GET", "POST")
@@ -14,10 +38,10 @@ def signup(request):
     (login() rotates the session key)."""
     if request.user.is_authenticated:
         return redirect("my_characters")
-    form = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
             user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect("my_characters")
-    return render(request, "registration/signup.html", {"form": form})
+        return redirect(_next_url(request) or "my_characters")
+    return render(request, "registration/signup.html", {"form": form, "next": _next_url(request)})

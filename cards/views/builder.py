@@ -4,6 +4,7 @@ as the user types (R1-R5). Without JavaScript the same form posts and re-renders
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
@@ -11,7 +12,8 @@ from django.views.decorators.vary import vary_on_headers
 from memeyori_site.http import allow, require_safe
 
 from .. import stats
-from ..forms import CHARACTER_FORMS, ReferenceDefenderForm, error_messages
+from ..forms import CHARACTER_FORMS, DefenderPickForm, ReferenceDefenderForm, error_messages
+from ..models import Archon, Memeyori, visible_to
 from ..services import character_save
 from . import live
 from .access import character_model, get_cards_for_owner, get_character_for_owner
@@ -37,17 +39,47 @@ def _hints(form) -> list[dict]:
                 text, error = stats.scale_label(int(value)), False
             except (TypeError, ValueError):
                 text, error = "", False
+        # The hint beside the box is its description: the scale label, or the error.
+        form.fields[name].widget.attrs["aria-describedby"] = f"hint-{name}"
         rows.append({"name": name, "field": form[name], "text": text, "error": error})
     return rows
 
 
-def live_context(*, form, reference, cards=None, chart=None, oob=False) -> dict:
+def with_picked_defender(request, data):
+    """The reference numbers of the defender picked by name, if it is one the player may
+    see: its effective Evasion, Defense, Resistance and Type replace the typed ones."""
+    pick = (data or {}).get("vs_pick") or ""
+    kind, _, code = pick.partition(":")
+    model = {"memeyori": Memeyori, "archon": Archon}.get(kind)
+    if model is None:
+        return data, None
+    try:
+        picked = (
+            model.objects.select_related("type", "owner")
+            .filter(visible_to(request.user))
+            .get(code=code)
+        )
+    except (model.DoesNotExist, ValidationError, ValueError):
+        return data, None
+    derived = picked.derived
+    data = data.copy()
+    data.update(
+        vs_evasion=str(derived.evasion),
+        vs_defense=str(derived.defense),
+        vs_resistance=str(derived.resistance),
+        vs_type=picked.type.slug,
+    )
+    return data, picked
+
+
+def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=None) -> dict:
     """Everything the stats and odds panels show, from already-bound forms."""
     context = {
         "form": form,
         "reference": reference,
         "hints": _hints(form),
         "oob": oob,
+        "picked": picked,
         "errors": error_messages(form) if form.is_bound else [],
     }
     values = form.attribute_values()
@@ -56,6 +88,7 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False) -> dict:
     rank = values.pop("rank", None)
     context["explained"] = stats.explain(**values, rank=rank or 1)
     derived = stats.derive(**values, rank=rank or 1)
+    context["summary"] = derived
     if not reference.is_valid():
         return context
     ref = reference.cleaned_data
@@ -75,10 +108,14 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False) -> dict:
     return context
 
 
-def _page(request, *, kind, form, reference, character=None):
+def _page(request, *, kind, form, reference, character=None, data=None):
     cards = list(character.cards.all()) if character is not None else None
-    context = live_context(form=form, reference=reference, cards=cards)
+    data, picked = with_picked_defender(request, data)
+    if picked is not None:
+        reference = ReferenceDefenderForm(data)
+    context = live_context(form=form, reference=reference, cards=cards, picked=picked)
     context.update(
+        pick=DefenderPickForm(data if picked else None, user=request.user),
         kind=kind,
         kind_label=KIND_LABELS[kind],
         character=character,
@@ -97,7 +134,14 @@ def _save_or_render(request, *, kind, instance, character=None):
     form = CHARACTER_FORMS[kind](request.POST, request.FILES, instance=instance)
     reference = ReferenceDefenderForm(request.POST)
     if "preview" in request.POST or not form.is_valid():
-        return _page(request, kind=kind, form=form, reference=reference, character=character)
+        return _page(
+            request,
+            kind=kind,
+            form=form,
+            reference=reference,
+            character=character,
+            data=request.POST,
+        )
     saved = character_save(
         character=form.save(commit=False), portrait=form.cleaned_data.get("portrait")
     )
@@ -105,16 +149,50 @@ def _save_or_render(request, *, kind, instance, character=None):
     return redirect("character_edit", kind=kind, code=saved.code)
 
 
+# What a visitor typed survives logging in or signing up: it waits in the session (which
+# login() keeps, under a new key) until the builder shows it again and it is saved.
+DRAFT_KEY = "builder_draft"
+DRAFT_FIELDS = 40  # more than the form has; a crafted post cannot fill the session
+
+
+def _draft_stash(request, kind):
+    skip = {"csrfmiddlewaretoken", "save", "preview", "portrait", "portrait-clear"}
+    draft = {k: v[:1000] for k, v in list(request.POST.items())[:DRAFT_FIELDS] if k not in skip}
+    request.session[DRAFT_KEY] = {"kind": kind, "data": draft}
+
+
+def _draft_for(request, kind) -> dict | None:
+    draft = request.session.get(DRAFT_KEY)
+    if isinstance(draft, dict) and draft.get("kind") == kind:
+        return draft.get("data")
+    return None
+
+
 @allow("GET", "POST")
 def builder_new(request, kind):
-    """Anyone may try the builder; saving needs an account."""
+    """Anyone may try the builder; saving needs an account, and the draft waits for it."""
     model = character_model(kind)
     if request.method == "POST" and "preview" not in request.POST:
         if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        return _save_or_render(request, kind=kind, instance=model(owner=request.user))
+            _draft_stash(request, kind)
+            messages.info(request, "Your draft is kept: log in or sign up and it comes back.")
+            target = "signup" if request.POST.get("save") == "signup" else "login"
+            return redirect_to_login(request.path, login_url=reverse(target))
+        response = _save_or_render(request, kind=kind, instance=model(owner=request.user))
+        if response.status_code == 302:
+            request.session.pop(DRAFT_KEY, None)
+        return response
     if request.method == "POST":
         return _save_or_render(request, kind=kind, instance=model())
+    draft = _draft_for(request, kind)
+    if draft is not None:
+        return _page(
+            request,
+            kind=kind,
+            form=CHARACTER_FORMS[kind](draft),
+            reference=ReferenceDefenderForm(draft),
+            data=draft,
+        )
     return _page(
         request,
         kind=kind,
@@ -151,12 +229,18 @@ def builder_stats(request, kind, code=None):
     cards = get_cards_for_owner(request, kind, code) if code else None
     form = CHARACTER_FORMS[kind](request.GET)
     form.live = True
-    reference = ReferenceDefenderForm(request.GET)
-    types, chart = live.types_and_chart(request.GET.get("vs_type", ""))
+    data, picked = with_picked_defender(request, request.GET)
+    reference = ReferenceDefenderForm(data)
+    types, chart = live.types_and_chart(data.get("vs_type", ""))
     form.fields["type"].use_types(types)
     reference.fields["vs_type"].use_types(types)
     context = live_context(
-        form=form, reference=reference, cards=cards, chart=chart, oob=bool(request.htmx)
+        form=form,
+        reference=reference,
+        cards=cards,
+        chart=chart,
+        oob=bool(request.htmx),
+        picked=picked,
     )
     context.update(kind=kind, code=code)
     name = TEMPLATE + "#live-panels" if request.htmx else "cards/live_page.html"

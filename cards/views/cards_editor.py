@@ -20,8 +20,14 @@ from .access import get_card_for_owner, get_character_for_owner
 TEMPLATE = "cards/card_editor.html"
 
 
-def editor_context(character, *, new_form=None, editing=None) -> dict:
+def editor_context(character, *, new_form=None, editing=None, added=None) -> dict:
     cards = list(character.cards.select_related("type"))
+    if new_form is None:
+        new_form = CardForm(prefix="new", initial={"type": character.type_id})
+        if added is not None:
+            # After adding a card the person stays in the add form, ready for the next
+            # (htmx focuses an autofocus element it swaps in).
+            new_form.fields["name"].widget.attrs["autofocus"] = True
     rank = getattr(character, "rank", None)
     return {
         "character": character,
@@ -29,18 +35,19 @@ def editor_context(character, *, new_form=None, editing=None) -> dict:
         "cards": cards,
         "rank": rank,
         "unlocked_count": sum(1 for c in cards if rank is None or c.unlock_rank <= rank),
-        "new_form": new_form or CardForm(prefix="new", initial={"type": character.type_id}),
+        "new_form": new_form,
         "editing": editing,
+        "added": added,
     }
 
 
-def _respond(request, character, *, status=200, **forms):
+def _respond(request, character, *, status=200, added=None, **forms):
     """After a change: the partial for htmx, else back to the editor page."""
     if request.htmx:
         response = render(
             request,
             TEMPLATE + "#card-editor",
-            editor_context(character, **forms),
+            editor_context(character, added=added, **forms),
             status=status,
         )
         if status == 200 and not forms:
@@ -71,7 +78,7 @@ def card_add(request, kind, code):
     card = card_save(card=form.save(commit=False))
     if not request.htmx:  # a swapped partial shows the change; a message would linger
         messages.success(request, f"Added {card.name}.")
-    return _respond(request, character)
+    return _respond(request, character, added=card)
 
 
 @allow("GET", "POST")

@@ -35,8 +35,12 @@ def character_page(request, kind, code):
             "attributes": [
                 {
                     "label": stats.ATTRIBUTE_LABELS[name],
-                    "value": value,
-                    "scale": stats.scale_label(value),
+                    # What the rules use (R2: +1 at Rank 6), beside what was typed.
+                    "value": stats.effective(value, getattr(character, "rank", 1)),
+                    "base": value,
+                    "scale": stats.scale_label(
+                        stats.effective(value, getattr(character, "rank", 1))
+                    ),
                 }
                 for name, value in character.attributes().items()
             ],

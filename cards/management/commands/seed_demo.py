@@ -5,10 +5,17 @@ from cards.demo import DEMO_PASSWORD, DEMO_USERNAME, seed_demo
 
 
 class Command(BaseCommand):
-    help = "Load the default Types, type chart and demo characters and parties (idempotent)."
+    help = "Load the default Types, chart, demo characters, parties and two battles (idempotent)."
 
     def handle(self, *args, **options):
         counts = seed_demo()
+        # Battles live in the battles app, which builds on cards; the command joins them.
+        from django.contrib.auth import get_user_model
+
+        from battles.demo import seed_demo_battles
+
+        user = get_user_model().objects.get(username=DEMO_USERNAME)
+        counts["new public battles"] = seed_demo_battles(user)
         summary = ", ".join(f"{n} {what}" for what, n in counts.items())
         self.stdout.write(self.style.SUCCESS(f"Demo data ready: {summary}."))
         if settings.DEBUG:

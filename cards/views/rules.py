@@ -1,0 +1,15 @@
+"""The Rules page for players: the game's text and the rulings this site applies."""
+
+from django.shortcuts import render
+from django.utils.safestring import mark_safe
+
+from memeyori_site.http import require_safe
+
+from ..rules_page import rules_html
+
+
+@require_safe
+def rules(request):
+    # Built from files in the repository (escaped line by line), never from user input.
+    html = {k: mark_safe(v) for k, v in rules_html().items()}  # noqa: S308
+    return render(request, "cards/rules.html", html)
