@@ -7,6 +7,7 @@ import logging
 import secrets
 from datetime import timedelta
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -34,6 +35,7 @@ def process_portrait(kind: str, code: str, incoming: str = "") -> str:
     The decode and the crops run outside any transaction; the row is locked only to swap
     the file names in, so another player's save never waits on an image (issue 11.4).
     """
+    _sweep_now_and_then()
     model = MODELS[kind]
     row = model.objects.filter(code=code).first()
     if row is None or (incoming and row.portrait_pending != incoming):
@@ -65,6 +67,17 @@ def process_portrait(kind: str, code: str, incoming: str = "") -> str:
     except Superseded:
         return "superseded"
     return "stored"
+
+
+# Orphans come only from uploads, so the worker that processes uploads also sweeps, at
+# most once an hour: django-tasks-db has no scheduler, and the mark lives in the cache
+# every process shares (issue 11.7).
+SWEEP_EVERY_SECONDS = 3600
+
+
+def _sweep_now_and_then() -> None:
+    if cache.add("cards:sweep_media", True, SWEEP_EVERY_SECONDS):
+        sweep_media.enqueue()
 
 
 def _store(model, row, incoming: str, kept, printed: bytes, thumb: bytes) -> None:

@@ -232,3 +232,21 @@ def test_media_files_are_not_served_by_path_even_in_debug(client, settings, alic
         settings.DEBUG = False
         importlib.reload(memeyori_site.urls)
         clear_url_caches()
+
+
+def test_the_worker_sweeps_old_orphans_when_it_processes_an_upload_at_most_hourly(
+    settings, alice, pup
+):
+    from tests.conftest import set_portrait
+
+    orphans = settings.MEDIA_ROOT / "portraits" / "print"
+    orphans.mkdir(parents=True, exist_ok=True)
+    first, second = orphans / "first-orphan.jpg", orphans / "second-orphan.jpg"
+    first.write_bytes(b"x")
+    _age(first, 2 * 3600)
+    set_portrait(pup, upload=png_upload())
+    assert not first.exists()
+    second.write_bytes(b"x")
+    _age(second, 2 * 3600)
+    set_portrait(pup, upload=png_upload())
+    assert second.exists()  # swept an hour ago at most: the next upload does not sweep again
