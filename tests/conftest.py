@@ -123,3 +123,16 @@ def set_portrait(character, **kwargs):
     with TestCase.captureOnCommitCallbacks(execute=True):
         character_set_portrait(character=character, **kwargs)
     character.refresh_from_db()
+
+
+def seed_demo_with_login():
+    """seed_demo as `make run` leaves it: with debug off (as in tests) the demo user gets no
+    usable password (issue 11.10), so a test that logs in as demo sets the documented one."""
+    from django.contrib.auth import get_user_model
+
+    from cards.demo import DEMO_PASSWORD, DEMO_USERNAME, seed_demo
+
+    seed_demo()
+    user = get_user_model().objects.get(username=DEMO_USERNAME)
+    user.set_password(DEMO_PASSWORD)
+    user.save(update_fields=["password"])

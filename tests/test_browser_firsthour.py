@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from battles import services as battle_services
-from cards.demo import seed_demo
 from cards.models import Archon, Memeyori, Party
+from tests.conftest import seed_demo_with_login
 
 from .axe import check_a11y
 from .browser import screenshot
@@ -24,7 +24,7 @@ PASSWORD = "a-long-pass-123!"
 
 @pytest.fixture
 def demo(transactional_db):
-    seed_demo()
+    seed_demo_with_login()
     parties = Party.objects.filter(owner__username="demo").order_by("name")
     battle = battle_services.battle_run(
         owner=parties[0].owner, party_a=parties[0], party_b=parties[1], seed=7

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from battles.lab import services
 from battles.lab.models import Lab
-from cards.demo import seed_demo
+from tests.conftest import seed_demo_with_login
 
 from .browser import screenshot
 from .test_browser_journeys import csp_violations, sign_up
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def demo(transactional_db):
-    seed_demo()
+    seed_demo_with_login()
 
 
 def test_a_gm_runs_a_lab_and_watches_it_finish(page, live_server, demo, queued_tasks,
