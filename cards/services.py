@@ -72,7 +72,13 @@ def party_save(
     if remove_back_image and party.back_image:
         _delete_files_on_commit([party.back_image.name])
         party.back_image = ""
-    party.save()
+        party.save()
+    elif party.pk:
+        # The back image is written by its task: an edit begun before the task finished
+        # must not put the old name back.
+        party.save(update_fields=[f.name for f in _PARTY_EDITED])
+    else:
+        party.save()
     party_set_memeyori(party=party, memeyori=memeyori)
     if back_image:
         data, fmt = portraits.portrait_check(back_image)
@@ -81,6 +87,11 @@ def party_save(
             partial(_store_back_and_enqueue, code=str(party.code), incoming=incoming, data=data)
         )
     return party
+
+
+_PARTY_EDITED = [
+    f for f in Party._meta.concrete_fields if not f.primary_key and f.name != "back_image"
+]
 
 
 def _delete_files_on_commit(names: list[str]) -> None:

@@ -12,7 +12,7 @@ from cards.models import Party
 from cards.printing import layout, store
 from cards.printing.deck import character_faces
 from cards.printing.render import prepare
-from cards.services import party_set_memeyori
+from cards.services import party_save, party_set_memeyori
 from cards.tasks import BACK_SIZE
 from tests.conftest import make_card, make_memeyori, make_party
 from tests.test_portraits import huge_png_header, image_bytes
@@ -152,3 +152,14 @@ def test_changing_the_back_image_file_changes_the_render_key(
     path = squad.back_image.path
     Image.new("RGB", BACK_SIZE, (200, 0, 0)).save(path, format="JPEG")
     assert key(url) != before
+
+
+def test_an_edit_begun_before_the_image_was_processed_keeps_the_new_image(
+    client, alice, squad, django_capture_on_commit_callbacks
+):
+    stale = Party.objects.get(pk=squad.pk)  # read before the back image lands
+    _with_back(squad, (10, 160, 40), django_capture_on_commit_callbacks, client, alice)
+    stale.name = "Renamed"
+    party_save(party=stale, memeyori=squad.memeyori_in_order())
+    fresh = Party.objects.get(pk=squad.pk)
+    assert fresh.name == "Renamed" and fresh.back_image.name == squad.back_image.name
