@@ -163,3 +163,17 @@ def test_an_edit_begun_before_the_image_was_processed_keeps_the_new_image(
     party_save(party=stale, memeyori=squad.memeyori_in_order())
     fresh = Party.objects.get(pk=squad.pk)
     assert fresh.name == "Renamed" and fresh.back_image.name == squad.back_image.name
+
+
+def test_in_print_shop_mode_the_back_image_runs_into_the_bleed_and_only_a_media_path_does(
+    alice, squad
+):
+    faces = character_faces(squad.memeyori_in_order()[0])[:1]
+    sheet = layout.sheet_layout("a4")
+
+    def style(back_image):
+        html = prepare(faces, sheet=sheet, backs=True, bleed=True, back_image=back_image)
+        return html["jobs"][0]["html"].split("<style>")[1].split("</style>")[0]
+
+    assert 'url("/media/backs/x-1a.jpg") center / cover' in style("/media/backs/x-1a.jpg")
+    assert "url(" not in style('/media/x.jpg"); } * { display: none; } .a { x: url("y.jpg')

@@ -15,6 +15,7 @@ from .deck import Face, number_zones
 MAX_FACES = 240
 HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
+MEDIA_PATH = re.compile(r"^/[-a-zA-Z0-9_/]+\.(jpg|png)$")
 
 
 class TooManyCards(ValueError):
@@ -100,6 +101,12 @@ def build_document(
             f"padding: {_mm(layout.BLEED)}mm; background: var(--type-colour); }}",
             f".slot-0.type-back {{ background: {'#1d1b22' if sheet.solid_backs else '#fff'}; }}",
         ]
+        if back_image and MEDIA_PATH.match(back_image):
+            # The party's picture runs on into the bleed, so a cut a little off shows no
+            # white edge. Only a plain media path goes into the <style>.
+            page_css.append(
+                f'.slot-0.type-back {{ background: #fff url("{back_image}") center / cover; }}'
+            )
         marks = []
     else:
         page_w, page_h = sheet.page_w, sheet.page_h
