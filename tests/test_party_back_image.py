@@ -177,3 +177,14 @@ def test_in_print_shop_mode_the_back_image_runs_into_the_bleed_and_only_a_media_
 
     assert 'url("/media/backs/x-1a.jpg") center / cover' in style("/media/backs/x-1a.jpg")
     assert "url(" not in style('/media/x.jpg"); } * { display: none; } .a { x: url("y.jpg')
+
+
+def test_deleting_the_party_deletes_its_back_image(
+    client, alice, squad, settings, django_capture_on_commit_callbacks
+):
+    _with_back(squad, (10, 160, 40), django_capture_on_commit_callbacks, client, alice)
+    assert media_names(settings) == [squad.back_image.name]
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("party_remove", kwargs={"code": squad.code}))
+    assert not Party.objects.filter(pk=squad.pk).exists()
+    assert media_names(settings) == []
