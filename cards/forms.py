@@ -280,10 +280,27 @@ class PartyForm(forms.ModelForm):
         model = Party
         fields = ["name", "archon", "level", "dp_sp", "dp_mp", "dp_draw", "visibility"]
 
+    # Checked like a portrait (format whitelist, size, pixels, from the header alone); the
+    # decode and the resize to card size run in cards.tasks.process_party_back.
+    back_image = forms.FileField(
+        required=False,
+        label="Back image",
+        help_text=(
+            "Printed on the card backs of this party's sheet. PNG, JPEG or WebP, at most "
+            f"10 MB and {MEGAPIXELS} megapixels; cropped to the card from its centre."
+        ),
+        widget=forms.FileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
+    )
+    remove_back_image = forms.BooleanField(
+        required=False, label="Remove the back image (the backs go back to the plain design)"
+    )
+
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
         self.owner = owner
         self.instance.owner = owner
+        if not self.instance.back_image:
+            del self.fields["remove_back_image"]
         self.fields["archon"].queryset = Archon.objects.filter(owner=owner)
         self.fields["archon"].empty_label = "No Archon"
         self.fields["level"] = _number_field("Party Level", 1, 100)
@@ -304,6 +321,12 @@ class PartyForm(forms.ModelForm):
                 empty_label="(empty)",
                 initial=current[i].code if i < len(current) else None,
             )
+
+    def clean_back_image(self):
+        upload = self.cleaned_data.get("back_image")
+        if upload and isinstance(upload, UploadedFile):
+            portrait_check(upload)  # raises ValidationError with the player's message
+        return upload
 
     def slot_fields(self):
         return [self[f"slot_{i + 1}"] for i in range(stats.PARTY_MAX_MEMEYORI)]

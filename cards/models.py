@@ -378,6 +378,9 @@ class Party(models.Model):
     visibility = models.CharField(
         max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE
     )
+    # The picture on the backs of the party's printed sheet: card-sized, made from an
+    # upload by cards.tasks.process_party_back (the upload form checks only its header).
+    back_image = models.ImageField(upload_to="backs/", blank=True, editable=False)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -1,6 +1,10 @@
 """Writes to characters, cards, parties and the type chart: small keyword-only functions,
 each one transaction."""
 
+import secrets
+from functools import partial
+
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
@@ -56,18 +60,59 @@ def _lock_members(party: Party, memeyori: list[Memeyori]) -> None:
 
 
 @transaction.atomic
-def party_save(*, party: Party, memeyori: list[Memeyori]) -> Party:
-    """Save a party and its slots together: both or neither (R8)."""
+def party_save(
+    *, party: Party, memeyori: list[Memeyori], back_image=None, remove_back_image=False
+) -> Party:
+    """Save a party and its slots together: both or neither (R8). A `back_image` upload
+    (its header already checked by PartyForm) is stored after the commit and made
+    card-sized by cards.tasks.process_party_back."""
     _lock_members(party, memeyori)
     party.full_clean()
     check_party_memeyori(party, memeyori)
-    party.save()
+    if remove_back_image and party.back_image:
+        _delete_files_on_commit([party.back_image.name])
+        party.back_image = ""
+        party.save()
+    elif party.pk:
+        # The back image is written by its task: an edit begun before the task finished
+        # must not put the old name back.
+        party.save(update_fields=[f.name for f in _PARTY_EDITED])
+    else:
+        party.save()
     party_set_memeyori(party=party, memeyori=memeyori)
+    if back_image:
+        data, fmt = portraits.portrait_check(back_image)
+        incoming = f"backs/incoming/{party.code}-{secrets.token_hex(6)}.{fmt.lower()}"
+        transaction.on_commit(
+            partial(_store_back_and_enqueue, code=str(party.code), incoming=incoming, data=data)
+        )
     return party
+
+
+_PARTY_EDITED = [
+    f for f in Party._meta.concrete_fields if not f.primary_key and f.name != "back_image"
+]
+
+
+def _delete_files_on_commit(names: list[str]) -> None:
+    # A party's back files are its own (a fresh name per upload): nothing else names them.
+    transaction.on_commit(lambda: [default_storage.delete(n) for n in names if n], robust=True)
+
+
+def _store_back_and_enqueue(*, code: str, incoming: str, data: bytes) -> None:
+    from .tasks import process_party_back
+
+    try:
+        stored = default_storage.save(incoming, ContentFile(data))
+    except OSError:
+        return
+    process_party_back.enqueue(code, stored)
 
 
 @transaction.atomic
 def party_delete(*, party: Party) -> None:
+    if party.back_image:
+        _delete_files_on_commit([party.back_image.name])
     party.delete()
 
 

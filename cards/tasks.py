@@ -16,8 +16,8 @@ from django.tasks import task
 from PIL import Image
 
 from .media import delete_on_commit, delete_unreferenced, sweep
-from .models import Archon, Memeyori
-from .printing import portraits
+from .models import Archon, Memeyori, Party
+from .printing import layout, portraits
 
 log = logging.getLogger(__name__)
 MODELS = {"memeyori": Memeyori, "archon": Archon}
@@ -66,6 +66,38 @@ def process_portrait(kind: str, code: str, incoming: str = "") -> str:
         _store(model, row, incoming, kept, printed, thumb)
     except Superseded:
         return "superseded"
+    return "stored"
+
+
+# The card at 300 DPI: the back image is printed edge to edge inside the card's frame.
+BACK_SIZE = (layout.px_at_dpi(layout.CARD_W), layout.px_at_dpi(layout.CARD_H))
+
+
+@task
+def process_party_back(code: str, incoming: str) -> str:
+    """Decode a party's back image upload once (the same decode as a portrait: format
+    whitelist, pixel cap, no metadata), crop it to the card from its centre and store it."""
+    try:
+        with default_storage.open(incoming, "rb") as handle:
+            image = portraits.portrait_decode(handle.read())
+    except (ValidationError, FileNotFoundError) as error:
+        log.info("party %s back image refused: %s", code, error)
+        default_storage.delete(incoming)
+        return "refused"
+    box = portraits.crop_box(image.size, layout.CARD_W / layout.CARD_H, 0.5, 0.5)
+    data = portraits._jpeg(image.crop(box).resize(BACK_SIZE, Image.Resampling.LANCZOS))
+    name = default_storage.save(f"backs/{code}-{secrets.token_hex(6)}.jpg", ContentFile(data))
+    default_storage.delete(incoming)
+    with transaction.atomic():
+        party = Party.objects.select_for_update().filter(code=code).first()
+        if party is None:
+            default_storage.delete(name)
+            return "gone"
+        old = party.back_image.name
+        party.back_image = name
+        party.save(update_fields=["back_image", "updated"])
+        if old:
+            transaction.on_commit(lambda: default_storage.delete(old), robust=True)
     return "stored"
 
 

@@ -251,3 +251,32 @@ def test_a_type_line_too_long_for_its_band_is_reported_not_hidden(alice, types):
         "Widow (Mastercard): its Type line is too long for the card and is cut; shorten it."
     ]
     assert "Text cut" in text_of(read(result.pdf).pages[0])
+
+
+def _mastercard_text(character) -> str:
+    result = render_faces(character_faces(character)[:1], sheet=layout.single_card_layout("card"))
+    assert not result.preflight
+    return " ".join(text_of(read(result.pdf).pages[0]).split())  # a wrapped line reads as one
+
+
+def test_a_rank_6_mastercard_says_its_attributes_include_the_plus_one(alice, types):
+    # R2: Emberpup (STR 5, END 5) at Rank 6 prints STR 6 and HP 48, and says why.
+    pup = make_memeyori(alice, types["Blaze"], name="Emberpup", rank=6)
+    text = _mastercard_text(pup)
+    assert "STR 6" in text and "HP 48" in text
+    assert "Rank 6: +1 to every attribute (included)" in text
+
+
+def test_the_rank_6_line_says_an_attribute_at_20_stays_at_20(alice, types):
+    pup = make_memeyori(alice, types["Blaze"], name="Titan", rank=6, strength=20)
+    text = _mastercard_text(pup)
+    assert "STR 20" in text
+    assert "Rank 6: +1 to every attribute below 20 (included)" in text
+
+
+@pytest.mark.parametrize("rank", [1, 5])
+def test_below_rank_6_and_on_an_archon_there_is_no_rank_line(alice, types, rank):
+    pup = make_memeyori(alice, types["Blaze"], name="Emberpup", rank=rank)
+    archon = make_archon(alice, types["Shade"], name="Vela")
+    for character in (pup, archon):
+        assert "+1 to every attribute" not in _mastercard_text(character)

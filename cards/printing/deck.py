@@ -85,6 +85,17 @@ class Face:
         return rows
 
     @property
+    def rank_note(self) -> str:
+        """R2: the attributes printed already carry the Rank 6 +1; say so, as the
+        character's page does, so nobody adds it again at the table."""
+        c = self.character
+        if self.kind != "master" or c.rank_for_stats != stats.RANK_MAX:
+            return ""
+        capped = any(getattr(c, name) >= stats.ATTRIBUTE_MAX for name in stats.ATTRIBUTES)
+        below = f" below {stats.ATTRIBUTE_MAX}" if capped else ""
+        return f"Rank {stats.RANK_MAX}: +1 to every attribute{below} (included)"
+
+    @property
     def derived(self) -> list[dict]:
         return [
             {"name": e.name, "short": DERIVED_SHORT[e.name], "value": e.value}
@@ -143,6 +154,8 @@ class Face:
                 + f" · Rank {c.unlock_rank}{' · Quick' if c.quick else ''}"
                 for c in self.cards
             ]
+            if self.rank_note:
+                rows.insert(0, self.rank_note)
             if self.character.flavour:
                 rows += self.character.flavour.splitlines()
             return tuple(rows)

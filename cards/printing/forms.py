@@ -63,6 +63,11 @@ class PrintForm(forms.Form):
             raise forms.ValidationError("Choose at least one character or a party.")
         return data
 
+    def back_image(self) -> str:
+        """The chosen party's back image (a media URL, for the sandboxed fetcher), or ""."""
+        party = self.parties.get(self.cleaned_data.get("party") or "")
+        return party.back_image.url if party and party.back_image else ""
+
     def chosen(self) -> list:
         """The chosen characters, in order: the party's first, then the others once each."""
         from .deck import party_characters

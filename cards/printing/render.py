@@ -15,6 +15,7 @@ from .deck import Face, number_zones
 MAX_FACES = 240
 HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
+MEDIA_PATH = re.compile(r"^/[-a-zA-Z0-9_/]+\.(jpg|png)$")
 
 
 class TooManyCards(ValueError):
@@ -81,6 +82,7 @@ def build_document(
     bleed: bool,
     title: str,
     first_zone: int = 1,
+    back_image: str = "",
 ) -> tuple[str, dict[int, tuple[str, int]], dict[str, bytes]]:
     """The HTML for WeasyPrint, the text zones to fit and the generated images it uses."""
     zones = number_zones(faces, first_zone)
@@ -99,6 +101,12 @@ def build_document(
             f"padding: {_mm(layout.BLEED)}mm; background: var(--type-colour); }}",
             f".slot-0.type-back {{ background: {'#1d1b22' if sheet.solid_backs else '#fff'}; }}",
         ]
+        if back_image and MEDIA_PATH.match(back_image):
+            # The party's picture runs on into the bleed, so a cut a little off shows no
+            # white edge. Only a plain media path goes into the <style>.
+            page_css.append(
+                f'.slot-0.type-back {{ background: #fff url("{back_image}") center / cover; }}'
+            )
         marks = []
     else:
         page_w, page_h = sheet.page_w, sheet.page_h
@@ -127,6 +135,7 @@ def build_document(
             "page_h": _mm(page_h),
             "bleed": bleed,
             "solid_backs": sheet.solid_backs,
+            "back_image": back_image,
             "page_css": "\n".join([*page_css, _type_css()]),
             "static_prefix": settings.STATIC_URL.strip("/") + "/",
         },
@@ -190,11 +199,13 @@ def prepare(
     title: str = "Memeyori cards",
     png_dpi: int | None = None,
     png_only: bool = False,
+    back_image: str = "",
 ) -> dict:
     """Everything a render needs, as plain JSON: the documents (a deck of several sheets is
     split at sheet boundaries, to be rendered side by side) and what the preflight says
     about each zone. It is built where the request is, so a stored render always matches
-    the data it was asked for; its hash is the cache key (see store.py)."""
+    the data it was asked for; its hash is the cache key (see store.py), and it covers the
+    content of every file the HTML loads, `back_image` (a media URL) included."""
     if len(faces) > MAX_FACES:
         raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
     if not faces:
@@ -204,7 +215,13 @@ def prepare(
     jobs, first_zone = [], 1
     for number, chunk in enumerate(_chunks(faces, per_page, parts)):
         html, zones, generated = build_document(
-            chunk, sheet=sheet, backs=backs, bleed=bleed, title=title, first_zone=first_zone
+            chunk,
+            sheet=sheet,
+            backs=backs,
+            bleed=bleed,
+            title=title,
+            first_zone=first_zone,
+            back_image=back_image,
         )
         first_zone += len(zones)
         jobs.append(

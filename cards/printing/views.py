@@ -41,6 +41,7 @@ def _sheet_options(form: PrintForm) -> dict:
         ),
         "backs": form.cleaned_data["backs"],
         "bleed": form.cleaned_data["bleed"],
+        "back_image": form.back_image() if form.cleaned_data["backs"] else "",
     }
 
 

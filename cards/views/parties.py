@@ -54,7 +54,12 @@ def _form_page(request, form, party=None):
 def _save(request, form):
     if "preview" in request.POST or not form.is_valid():
         return _form_page(request, form, form.instance if form.instance.pk else None)
-    party = party_save(party=form.save(commit=False), memeyori=form.chosen_memeyori())
+    party = party_save(
+        party=form.save(commit=False),
+        memeyori=form.chosen_memeyori(),
+        back_image=form.cleaned_data.get("back_image"),
+        remove_back_image=form.cleaned_data.get("remove_back_image", False),
+    )
     messages.success(request, f"Saved {party.name}.")
     return redirect("party_edit", code=party.code)
 
@@ -63,7 +68,7 @@ def _save(request, form):
 @login_required
 def party_new(request):
     if request.method == "POST":
-        return _save(request, PartyForm(request.POST, owner=request.user))
+        return _save(request, PartyForm(request.POST, request.FILES, owner=request.user))
     return _form_page(request, PartyForm(owner=request.user))
 
 
@@ -72,7 +77,8 @@ def party_new(request):
 def party_edit(request, code):
     party = get_party_for_owner(request, code)
     if request.method == "POST":
-        return _save(request, PartyForm(request.POST, instance=party, owner=request.user))
+        form = PartyForm(request.POST, request.FILES, instance=party, owner=request.user)
+        return _save(request, form)
     form = PartyForm(instance=party, owner=request.user)
     return render(request, TEMPLATE, {"form": form, "party": party, "totals": party.totals})
 

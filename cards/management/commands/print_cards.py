@@ -35,11 +35,18 @@ class Command(BaseCommand):
         parser.add_argument("--out", required=True, type=Path, help="where to write the PDF")
 
     def handle(self, *args, party, character, paper, backs, bleed, out, **options):
-        characters = self._party(party) if party else [self._character(c) for c in character]
+        chosen = self._party(party) if party else None
+        characters = party_characters(chosen) if chosen else [self._character(c) for c in character]
         faces = [face for c in characters for face in character_faces(c)]
+        back_image = chosen.back_image.url if chosen and chosen.back_image and backs else ""
         try:
             result = render_faces(
-                faces, sheet=layout.sheet_layout(paper), backs=backs, bleed=bleed, title="Memeyori"
+                faces,
+                sheet=layout.sheet_layout(paper),
+                backs=backs,
+                bleed=bleed,
+                title="Memeyori",
+                back_image=back_image,
             )
         except (TooManyCards, pdf.RenderFailed) as error:
             raise CommandError(str(error)) from None
@@ -62,7 +69,7 @@ class Command(BaseCommand):
         if len(parties) > 1:
             codes = ", ".join(f"{p.code} (by {p.owner})" for p in parties)
             raise CommandError(f"{len(parties)} parties are named {value!r}; give a code: {codes}")
-        return party_characters(parties[0])
+        return parties[0]
 
     def _character(self, value: str):
         code = _as_uuid(value)
