@@ -3,7 +3,10 @@ from django.shortcuts import redirect
 from django.templatetags.static import static as static_url
 from django.urls import include, path
 
+from memeyori_site.http import require_safe
 
+
+@require_safe
 def favicon(request):
     # Browsers ask for /favicon.ico whatever the page links to; send them to the static one.
     return redirect(static_url("icons/favicon.ico"), permanent=True)
