@@ -21,12 +21,12 @@ PYTHON := $(shell \
   done)
 endif
 
-.PHONY: help run serve test bench load lint python-check
+.PHONY: help run serve test bench bench-quick load lint python-check
 
 help:
 	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000 with a task worker"
 	@echo "make test   install with test extras, lint, check migrations, run the suite"
-	@echo "make bench  measure the rules core and the site"
+	@echo "make bench  measure the rules core and the site (make bench-quick: a smoke run, as CI does)"
 	@echo "make serve  production-like on 127.0.0.1:8000: gunicorn, whitenoise, debug off"
 	@echo "make load   a bounded load test (at most 60 s) against a production-like server"
 
@@ -87,7 +87,7 @@ serve: $(VENV)/.installed $(VENV)/secret-key
 		--workers $(SERVE_WORKERS) --access-logfile - --timeout 60
 
 load: $(VENV)/.installed-test $(VENV)/secret-key
-	$(VPY) -m tests.load
+	$(VPY) -m tests.bench.load
 
 test: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
@@ -95,8 +95,13 @@ test: $(VENV)/.installed-test
 	$(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
+# BENCHES="battles lab" runs only those modules of tests/bench/.
 bench: $(VENV)/.installed-test
-	$(VPY) -m tests.bench
+	$(VPY) -m tests.bench $(BENCHES)
+
+# Every bench at a few iterations: CI runs it so that a bench that crashes fails the build.
+bench-quick: $(VENV)/.installed-test
+	BENCH_QUICK=1 $(VPY) -m tests.bench $(BENCHES)
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check --fix .

@@ -2,7 +2,7 @@
 
 Every random choice comes from a `random.Random` passed in by the caller.
 
-Speed (`make bench`, tests/bench_battles.py), with the same log for the same seed:
+Speed (`make bench`, tests/bench/battles.py), with the same log for the same seed:
 - The engine rolls with `dice.roll_faces`, which must draw exactly what
   `dice.roll_attack` draws, in the same order (a test checks faces and rng state), so
   stored battles still replay to the byte. Both roll up to five dice per random(), and

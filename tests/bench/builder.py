@@ -29,9 +29,11 @@ from urllib.parse import urlencode
 from django.http import HttpResponse
 from django.urls import include, path
 
+from tests.bench import sized
+
 # The builder's own port on the shared machine; BENCH_BUILDER_PORT moves it.
 PORT = int(os.environ.get("BENCH_BUILDER_PORT", "8101"))
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def trivial(request):
@@ -222,7 +224,7 @@ def _over_http(db_url: str, cookie: str, stats_urls: list[str]):
     # connection, per request).
     code = (
         "import django; from django.conf import settings; django.setup();"
-        "settings.ROOT_URLCONF = 'tests.bench_builder';"
+        "settings.ROOT_URLCONF = 'tests.bench.builder';"
         "from wsgiref.simple_server import make_server, WSGIRequestHandler;"
         "from django.core.wsgi import get_wsgi_application;"
         "WSGIRequestHandler.log_message = lambda *a: None;"
@@ -239,9 +241,9 @@ def _over_http(db_url: str, cookie: str, stats_urls: list[str]):
         _wait_for_server(proc)
         results = {}
         for clients in (1, 4):
-            _http_rps(stats_urls, cookie, clients=clients, seconds=1)  # warm up
-            stats = _http_rps(stats_urls, cookie, clients=clients, seconds=4)
-            plain = _http_rps(["/bench/trivial/"], cookie, clients=clients, seconds=4)
+            _http_rps(stats_urls, cookie, clients=clients, seconds=sized(1, 0.2))  # warm up
+            stats = _http_rps(stats_urls, cookie, clients=clients, seconds=sized(4, 0.5))
+            plain = _http_rps(["/bench/trivial/"], cookie, clients=clients, seconds=sized(4, 0.5))
             results[clients] = (stats, plain)
         return results
     finally:
@@ -272,7 +274,7 @@ def bench_live_stats() -> None:
     try:
         hosts = [*settings.ALLOWED_HOSTS, "testserver"]  # RequestFactory's host
         with override_settings(
-            ROOT_URLCONF="tests.bench_builder", DEBUG=False, ALLOWED_HOSTS=hosts
+            ROOT_URLCONF="tests.bench.builder", DEBUG=False, ALLOWED_HOSTS=hosts
         ):
             user, memeyori, types = _seed()
             cookie = _session_cookie(user)

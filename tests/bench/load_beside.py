@@ -17,7 +17,7 @@ import threading
 import time
 from urllib.parse import urlencode
 
-from tests.load import Client
+from tests.bench.load import Client
 
 SECONDS = min(30.0, float(os.environ.get("BESIDE_SECONDS", "15")))
 PDF_CLIENTS = int(os.environ.get("BESIDE_PDF_CLIENTS", "4"))

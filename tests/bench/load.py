@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 PORT = int(os.environ.get("LOAD_PORT", "8011"))
 CLIENTS = int(os.environ.get("LOAD_CLIENTS", "32"))
@@ -101,8 +101,8 @@ def start_task_workers(env: dict[str, str]) -> list[subprocess.Popen]:
     ]
 
 
-# Through the environment: `python -m tests.load` and load_mix's import of tests.load are
-# two module objects, and both must see the same password.
+# Through the environment: `python -m tests.bench.load` and load_mix's import of
+# tests.bench.load are two module objects, and both must see the same password.
 DEMO_RUN_PASSWORD = os.environ.setdefault("LOAD_DEMO_PASSWORD", secrets.token_urlsafe(24))
 DEMO_UNLOCK = (
     "import os; from django.contrib.auth import get_user_model; "
@@ -184,7 +184,7 @@ class Client:
 
 def discover(client: Client) -> list[Endpoint]:
     """The traffic mix, with real codes found on the demo's own pages."""
-    from tests import load_mix
+    from tests.bench import load_mix
 
     return load_mix.endpoints(client)
 
@@ -232,7 +232,7 @@ def report(stats: Stats, elapsed: float, endpoints: list[Endpoint]):
 
 def cached_pdf(client: Client, path: str) -> None:
     """A stored Mastercard fetched again and again: the cost of a cache hit."""
-    from tests.load_beside import fetch_pdf
+    from tests.bench.load_beside import fetch_pdf
 
     fetch_pdf(client, path, "127.0.7.1", time.monotonic() + 60)  # render and store it once
     times = []
@@ -255,7 +255,7 @@ def main():
         probe = Client()
         endpoints = discover(probe)
         if BESIDE:
-            from tests import load_beside
+            from tests.bench import load_beside
 
             load_beside.beside(probe)
         cached_pdf(probe, next(e.path for e in endpoints if e.name == "mastercard pdf"))

@@ -114,3 +114,6 @@ def _bench_stored_mastercard() -> None:
         f"(prepare, hash, look up); rendering it costs {rendered * 1e3:.0f} ms "
         f"(ratio {rendered / stored:.0f})"
     )
+
+
+BENCHES = [bench_print]

@@ -7,7 +7,7 @@ import itertools
 import random
 import time
 
-from tests.bench import timed
+from tests.bench import sized, timed
 
 DEMO_PARTIES = ["Sunrise Squad", "Night Shift", "Cold Front", "Wild Bunch"]
 
@@ -53,9 +53,9 @@ def bench_engine() -> None:
     cold = time.perf_counter() - start
     # Best of three batches, the modes interleaved: the machine is shared, and the quietest
     # batch is the fairest. CPU time (process_time) counts only this process's work.
-    n = 240
+    n = sized(240, 12)
     best = {}
-    for attempt in range(3):
+    for attempt in range(sized(3)):
         for name, pols, run in (
             ("full", policies, run_battle),
             ("summary", policies, run_summary),
@@ -88,7 +88,7 @@ def bench_engine() -> None:
     counted = []
     pools = []
     start = time.perf_counter()
-    for i in range(200):
+    for i in range(sized(200, 12)):
         rng = CountingRandom(30_000 + i)
         log = run_battle(inputs[i % len(inputs)], policies, rng)
         counted.append((rng.floats, rng.bits))
@@ -108,7 +108,7 @@ def bench_engine() -> None:
 
     bare_s = timed(bare, repeat=3)
     print(
-        f"battles: 200 battles draw {floats:,} floats and {bits:,} bit strings;"
+        f"battles: {len(counted)} battles draw {floats:,} floats and {bits:,} bit strings;"
         f" engine {engine_s * 1e3:.0f} ms vs drawing alone {bare_s * 1e3:.1f} ms:"
         f" engine/random ratio {engine_s / bare_s:,.1f}"
     )
@@ -148,7 +148,9 @@ def bench_viewer() -> None:
         party = Party.objects.create(owner=user, name="Calm", visibility="public")
         team = []
         for i in range(3):
-            m = Memeyori.objects.create(owner=user, type=types["Ether"], name=f"Calm {i}")
+            m = Memeyori.objects.create(
+                owner=user, type=types["Ether"], name=f"Calm {i}", visibility="public"
+            )
             Card.objects.create(
                 memeyori=m, type=types["Ether"], name="Nap", category="support", power=2
             )

@@ -4,7 +4,7 @@ counted (workers already up and idle, as on the site).
 
 Each run builds its own database: PostgreSQL `memeyori_lab_bench` at 127.0.0.1:5432 when
 it answers (LAB_BENCH_DATABASE_URL overrides), else a throwaway SQLite file. Run alone:
-`.venv/bin/python -m tests.bench_lab`. Nothing is asserted; figures are printed with the
+`.venv/bin/python -m tests.bench.lab`. Nothing is asserted; figures are printed with the
 ratio measured in the same run (the machine may be shared, so the ratio is the figure).
 """
 
@@ -16,8 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BATTLES = 10_000
+from tests.bench import sized
+
+ROOT = Path(__file__).resolve().parents[2]
+BATTLES = sized(10_000, 500)
 PG_URL = "postgres://postgres@127.0.0.1:5432/memeyori_lab_bench"
 
 
@@ -144,7 +146,7 @@ def _engine_chunk(n: int) -> float:
     return time.perf_counter() - start
 
 
-def _ceiling(n: int = 1000) -> tuple[float, float]:
+def _ceiling(n: int = sized(1000, 20)) -> tuple[float, float]:
     """The machine's own ceiling right now: battles/s of one bare process (no database, no
     tasks), and how much more two such processes side by side get through than one."""
     from concurrent.futures import ProcessPoolExecutor
@@ -172,7 +174,7 @@ def bench_lab() -> None:
         results = {}
         for workers in (1, 2):
             out = subprocess.run(
-                [sys.executable, "-m", "tests.bench_lab", "drive", str(workers)],
+                [sys.executable, "-m", "tests.bench.lab", "drive", str(workers)],
                 cwd=ROOT, env=env, check=True, capture_output=True, text=True,
             )  # fmt: skip
             results[workers] = json.loads(out.stdout.strip().splitlines()[-1])

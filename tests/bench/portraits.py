@@ -79,7 +79,7 @@ def _child(mode: str, side: int) -> None:
 
 def _measure(mode: str, side: int) -> tuple[int, float, float, str]:
     out = subprocess.run(
-        [sys.executable, "-m", "tests.bench_portraits", mode, str(side)],
+        [sys.executable, "-m", "tests.bench.portraits", mode, str(side)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     size, mb, cpu, outcome = out.stdout.split()

@@ -1,6 +1,6 @@
 """Issue 9's audit figures, measured on demo battles from their logs alone (run by hand).
 
-    .venv/bin/python -m tests.audit_battles [--save-winners FILE | --compare-winners FILE]
+    .venv/bin/python -m tests.bench.audit_battles [--save-winners FILE | --compare-winners FILE]
 
 Reads /1 and /2 logs alike. Nothing here is asserted: the tests hold the rules; this
 prints how often each weak ruling the audit found shows up, before and after a change.

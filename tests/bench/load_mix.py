@@ -7,7 +7,7 @@ user, so the mix exercises the same paths a player's browser does.
 import re
 from urllib.parse import urlencode
 
-from tests.load import DEMO_RUN_PASSWORD, Client, Endpoint, codes_on
+from tests.bench.load import DEMO_RUN_PASSWORD, Client, Endpoint, codes_on
 
 CREDENTIALS = ("demo", DEMO_RUN_PASSWORD)
 LOGIN_PATH = "/accounts/login/"

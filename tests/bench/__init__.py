@@ -1,0 +1,49 @@
+"""`make bench`: speed figures, printed as times and as ratios measured in the same run.
+
+Each module here with a `BENCHES` list is one area's benches (`battles`, `builder`, `lab`,
+...); `python -m tests.bench` runs them all, `python -m tests.bench battles lab` only those.
+The load test (`load.py`, `make load`) and the battle audit (`audit_battles.py`) live here
+too: none of these is a test, nothing here is asserted, and no test imports them.
+
+`BENCH_QUICK=1` (`make bench-quick`, which CI runs) shrinks every bench to a few iterations,
+so that a bench that crashes fails CI in under a minute; its figures mean nothing.
+"""
+
+import os
+import statistics
+import time
+from collections.abc import Callable
+
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
+
+
+def sized(full: float, quick: float = 1) -> float:
+    """An iteration count: `full` in a real run, `quick` under BENCH_QUICK."""
+    return quick if QUICK else full
+
+
+def timed(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> float:
+    """Median seconds for one call of fn over `repeat` batches of `number` calls."""
+    if QUICK:
+        repeat, number = 1, 1
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+def all_benches(areas=()):
+    """Each bench module's BENCHES list, by module name; `areas` picks some of them."""
+    import importlib
+    import pkgutil
+
+    benches = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if areas and info.name not in areas:
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        benches += getattr(module, "BENCHES", [])
+    return benches

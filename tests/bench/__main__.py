@@ -1,0 +1,31 @@
+"""`python -m tests.bench [area ...]`: every bench, or those of the named modules."""
+
+import os
+import sys
+
+
+def main(areas) -> None:
+    import django
+    from django.test.utils import setup_test_environment, teardown_test_environment
+
+    from tests.bench import QUICK, all_benches
+
+    django.setup()
+    benches = all_benches(areas)
+    if not benches:
+        sys.exit(f"no benches in {', '.join(areas)}")
+    if QUICK:
+        print("bench: quick mode (BENCH_QUICK): a few iterations each; the figures mean nothing")
+    # Benches that need a database make a throwaway one; the test environment (fast
+    # in-memory mail, template signals) is set up once for all of them.
+    setup_test_environment()
+    try:
+        for bench in benches:
+            bench()
+    finally:
+        teardown_test_environment()
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memeyori_site.settings")
+    main(sys.argv[1:])
