@@ -6,9 +6,15 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection
+from hypothesis import settings as hypothesis_settings
 
 from cards.demo import DEMO_FILE, load_types
 from cards.models import Archon, Card, Memeyori, Party, Type
+
+# No per-example deadline: speed is measured in benchmarks, never asserted by a timer in a
+# test, and a deadline only fails a correct example on a busy machine (CI shares its cores).
+hypothesis_settings.register_profile("memeyori", deadline=None)
+hypothesis_settings.load_profile("memeyori")
 
 
 @pytest.fixture(autouse=True)
