@@ -1,12 +1,14 @@
 """Battle writes: small keyword-only functions, each one transaction."""
 
 import secrets
+import uuid
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
 from cards.models import Memeyori, Party, Table, TableMembership, visible_to
+from memeyori_site import live
 
 from .engine.battle import ENGINE_VERSION
 from .engine.run import simulate
@@ -15,6 +17,17 @@ from .models import Battle, BattleVisibility, Growth, Presentation, new_share_to
 from .snapshot import battle_snapshot
 
 SEED_MAX = 2**32 - 1
+
+
+def battle_channel(battle: Battle) -> str:
+    """The live channel of a battle: its presentation moved, started or stopped, or who may
+    watch it changed (memeyori_site/live.py)."""
+    return channel_for_code(battle.code)
+
+
+def channel_for_code(code) -> str:
+    # The database hands a UUID back as an object or as 32 hex digits: one spelling here.
+    return f"battle:{uuid.UUID(str(code))}"
 
 
 def random_seed() -> int:
@@ -186,6 +199,7 @@ def battle_set_visibility(*, battle: Battle, visibility: str) -> Battle:
         elif not battle.share_token:
             battle.share_token = new_share_token()
         battle.save(update_fields=["visibility", "share_token"])
+        live.publish(battle_channel(battle))  # followers who may no longer watch stop
     return battle
 
 
@@ -202,6 +216,7 @@ def battle_share_regenerate(*, battle: Battle) -> Battle:
     with transaction.atomic():
         battle.share_token = new_share_token()
         battle.save(update_fields=["share_token"])
+        live.publish(battle_channel(battle))
     return battle
 
 
@@ -210,7 +225,21 @@ def battle_share_revoke(*, battle: Battle) -> Battle:
     with transaction.atomic():
         battle.share_token = None
         battle.save(update_fields=["share_token"])
+        live.publish(battle_channel(battle))
     return battle
+
+
+def presentation_lead(battle: Battle) -> int:
+    """Who may take over a running presentation: the table's GM, or away from a table the
+    battle's owner."""
+    return battle.table.gm_id if battle.table_id else battle.owner_id
+
+
+def may_take_over(battle: Battle, presentation: Presentation | None, user) -> bool:
+    """Whether `user` may start presenting now (a control shows only then, issue 21.3)."""
+    if not may_present(battle, user):
+        return False
+    return presentation is None or user.pk in (presentation.presenter_id, presentation_lead(battle))
 
 
 def may_present(battle: Battle, user) -> bool:
@@ -235,11 +264,11 @@ def presentation_start(
         raise ValidationError("Only the owner or a member of the battle's table can present it.")
     with transaction.atomic():
         current = Presentation.objects.select_for_update().filter(battle=battle).first()
-        lead = battle.table.gm_id if battle.table_id else battle.owner_id
-        if current and by.pk not in (current.presenter_id, lead):
+        if current and by.pk not in (current.presenter_id, presentation_lead(battle)):
             raise ValidationError(f"{current.presenter.username} is presenting this battle.")
         if current:
             current.delete()
+        live.publish(battle_channel(battle))
         return Presentation.objects.create(
             battle=battle, presenter=by, round=round_no, step=step, version=1,
             html=html, html_shared=html_shared,
@@ -247,22 +276,24 @@ def presentation_start(
 
 
 def presentation_move(*, battle: Battle, by, round_no: int, step: int, html: str, html_shared: str):
-    """The presenter's new step: followers see it on their next poll."""
+    """The presenter's new step: pushed to streaming followers, and polls see it next."""
     with transaction.atomic():
         moved = Presentation.objects.filter(battle=battle, presenter=by).update(
             round=round_no, step=step, version=F("version") + 1, html=html,
             html_shared=html_shared,
         )  # fmt: skip
+        if moved:
+            live.publish(battle_channel(battle))
     if not moved:
         raise ValidationError("You are not presenting this battle.")
 
 
 def presentation_stop(*, battle: Battle, by) -> None:
-    lead = battle.table.gm_id if battle.table_id else battle.owner_id
     with transaction.atomic():
         current = Presentation.objects.filter(battle=battle).first()
         if current is None:
             return
-        if by.pk not in (current.presenter_id, lead):
+        if by.pk not in (current.presenter_id, presentation_lead(battle)):
             raise ValidationError(f"{current.presenter.username} is presenting this battle.")
         current.delete()
+        live.publish(battle_channel(battle))

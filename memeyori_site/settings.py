@@ -188,6 +188,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # Redis when REDIS_URL is set. django-ratelimit warns (W001) that neither is on its short
 # list of supported backends; both increment atomically (memeyori_site/cache.py, INCRBY).
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Sites (or test runs) sharing one Redis keep apart by prefix.
+CACHE_KEY_PREFIX = os.environ.get("DJANGO_CACHE_KEY_PREFIX", "")
 if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
@@ -196,6 +198,10 @@ else:
     CACHES = {
         "default": {"BACKEND": "memeyori_site.cache.DatabaseCache", "LOCATION": "memeyori_cache"}
     }
+CACHES["default"]["KEY_PREFIX"] = CACHE_KEY_PREFIX
+# Pushed live updates (memeyori_site/live.py) travel by Redis publish/subscribe when
+# REDIS_URL is set, else by counters in this cache; channel names start with this.
+LIVE_CHANNEL_PREFIX = CACHE_KEY_PREFIX or "memeyori"
 # The client's address for rate limits and the one-render-in-flight rule: REMOTE_ADDR, or
 # the X-Forwarded-For entry added by the proxies named here (addresses or networks, comma
 # separated), and never a header a client could send itself. See memeyori_site/ratelimit.py.
@@ -225,6 +231,11 @@ RATE_LIMITS = {
     "print_mastercard": ("30/m", {"GET", "HEAD"}),
     "print_share_png": ("30/m", {"GET", "HEAD"}),
     "battle_og": ("60/m", {"GET", "HEAD"}),
+    # A follower polls every 0.8 s (75 a minute) when no stream can be held; a group in
+    # one room shares an address, so this is a few phones' worth (issue 18.10). A stream
+    # is opened once per follower, and again only when it breaks.
+    "battle_presented": ("300/m", {"GET", "HEAD"}),
+    "battle_presented_stream": ("30/m", {"GET", "HEAD"}),
     "battle_shared_og": ("60/m", {"GET", "HEAD"}),
     # Not a URL: any POST carrying a portrait file, on whichever page (ratelimit.py).
     "portrait_upload": ("10/m", {"POST"}),

@@ -3,6 +3,7 @@ from django.shortcuts import redirect
 from django.templatetags.static import static as static_url
 from django.urls import include, path
 
+from battles import views as battle_views
 from memeyori_site.http import require_safe
 
 
@@ -15,6 +16,12 @@ def favicon(request):
 urlpatterns = [
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
+    # Server-Sent Events: served by Django's ASGI side (memeyori_site/asgi.py, live.py).
+    path(
+        "live/battles/p/<str:token>/",
+        battle_views.battle_presented_stream,
+        name="battle_presented_stream",
+    ),
     path("battles/", include("battles.urls")),
     path("labs/", include("battles.lab.urls")),
     path("print/", include("cards.print_urls")),
