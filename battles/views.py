@@ -5,7 +5,6 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core import signing
@@ -37,9 +36,9 @@ from .services import (
     battle_run,
     battle_set_show_result,
     battle_set_visibility,
-    channel_for_code,
     battle_share_regenerate,
     battle_share_revoke,
+    channel_for_code,
     may_present,
     may_take_over,
     presentation_move,

@@ -1,4 +1,9 @@
-"""Portrait files on disk: who owns which, and removing them without touching anyone else's.
+"""Portrait files in storage: who owns which, and removing them without touching anyone else's.
+
+Every read and write goes through Django's storage (`storages["default"]`: a folder, or an
+S3-compatible object store, settings.MEDIA_STORAGE), never a path, so web machines and task
+workers need no shared disk. A name is written once and never again (each carries a
+random token), so a name stands for its content (the print store's key relies on it).
 
 Every character owns its own files (a duplicate gets copies, never shared names). Even so,
 a file is deleted only when no character row names it any more, so an old row that
@@ -51,6 +56,14 @@ def delete_on_commit(names, storage=default_storage) -> None:
     names = [n for n in names if n]
     if names:
         transaction.on_commit(lambda: delete_unreferenced(names, storage), robust=True)
+
+
+def print_asset_url(name: str) -> str:
+    """How a print document names a media file: the renderer is handed the file's bytes,
+    read from storage (cards/printing/render.py), so this names no server or folder."""
+    from cards.printing.pdf import MEDIA_PREFIX
+
+    return MEDIA_PREFIX + name if name else ""
 
 
 def copy_portrait_files(source, target) -> list[str]:

@@ -300,8 +300,59 @@ STATIC_ROOT = (
     else None
 )
 WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
+# Uploaded and derived media (portraits, party back images) go through this storage only,
+# never a path (cards/media.py): a folder (the default), or an S3-compatible object store
+# that every web process and task worker on every machine shares.
+MEDIA_STORAGE = os.environ.get("DJANGO_MEDIA_STORAGE", "filesystem")
+# "site": files are served by the site's own views, which apply each character's
+# visibility (and the store can stay private); "signed": those views check visibility,
+# then redirect to a signed URL of the object store that expires after MEDIA_URL_EXPIRY s.
+MEDIA_SERVE = os.environ.get("DJANGO_MEDIA_SERVE", "site")
+MEDIA_URL_EXPIRY = envint("DJANGO_S3_URL_EXPIRY", 300)
+if MEDIA_SERVE not in ("site", "signed"):
+    raise ImproperlyConfigured(f"DJANGO_MEDIA_SERVE must be site or signed; got {MEDIA_SERVE!r}")
+if MEDIA_STORAGE == "filesystem":
+    if MEDIA_SERVE == "signed":
+        raise ImproperlyConfigured("DJANGO_MEDIA_SERVE=signed needs DJANGO_MEDIA_STORAGE=s3")
+    MEDIA_BACKEND = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+elif MEDIA_STORAGE == "s3":
+    if not os.environ.get("DJANGO_S3_BUCKET"):
+        raise ImproperlyConfigured("DJANGO_MEDIA_STORAGE=s3 needs DJANGO_S3_BUCKET")
+    S3_ENDPOINT_URL = os.environ.get("DJANGO_S3_ENDPOINT_URL") or None
+    MEDIA_BACKEND = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ["DJANGO_S3_BUCKET"],
+            "endpoint_url": S3_ENDPOINT_URL,
+            "region_name": os.environ.get("DJANGO_S3_REGION") or None,
+            # Unset: boto3 finds credentials itself (an instance role, ~/.aws).
+            "access_key": os.environ.get("DJANGO_S3_ACCESS_KEY_ID") or None,
+            "secret_key": os.environ.get("DJANGO_S3_SECRET_ACCESS_KEY") or None,
+            # Objects are private; only signed URLs (when MEDIA_SERVE is signed) open them.
+            "default_acl": None,
+            "querystring_auth": True,
+            "querystring_expire": MEDIA_URL_EXPIRY,
+            # A name once written is never written again (cards/media.py relies on it).
+            "file_overwrite": False,
+            # Endpoints given by address (MinIO, a test server) take the bucket in the path.
+            "addressing_style": "path" if S3_ENDPOINT_URL else None,
+        },
+    }
+    if MEDIA_SERVE == "signed":
+        from urllib.parse import urlsplit
+
+        _origin = urlsplit(S3_ENDPOINT_URL) if S3_ENDPOINT_URL else None
+        SECURE_CSP["img-src"].append(
+            f"{_origin.scheme}://{_origin.netloc}"
+            if _origin
+            else f"https://{os.environ['DJANGO_S3_BUCKET']}.s3.amazonaws.com"
+        )
+else:
+    raise ImproperlyConfigured(
+        f"DJANGO_MEDIA_STORAGE must be filesystem or s3; got {MEDIA_STORAGE!r}"
+    )
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": MEDIA_BACKEND,
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if STATIC_MANIFEST

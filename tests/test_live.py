@@ -14,12 +14,23 @@ from django.test import AsyncClient
 from battles import services
 from battles.models import BattleVisibility
 from cards.models import TableMembership
-from cards.tables.services import table_remove_member
+from cards.tables.services import table_create, table_remove_member
 
 from .conftest import make_user
-from .test_presenting import present, table_battle  # noqa: F401 (a fixture)
+from .test_battle_pages import make_team, run
+from .test_presenting import present
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def table_battle(alice, bob, types):
+    """Bob's unlisted battle at alice's table (alice is its GM)."""
+    table = table_create(gm=alice, name="Sunday")
+    TableMembership.objects.create(table=table, user=bob)
+    a = make_team(alice, types, "Sunrise", visibility="tables")
+    b = make_team(bob, types, "Night", visibility="tables")
+    return run(bob, a, b, table=table, visibility=BattleVisibility.UNLISTED)
 
 
 async def next_message(chunks, timeout: float = 5.0) -> str:
