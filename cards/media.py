@@ -84,7 +84,10 @@ def copy_portrait_files(source, target) -> list[str]:
 
 
 def _files(storage, folder: str):
-    directories, files = storage.listdir(folder)
+    try:
+        directories, files = storage.listdir(folder)
+    except FileNotFoundError:  # a folder never written to (an object store has no folders)
+        return
     for name in files:
         yield f"{folder}/{name}"
     for directory in directories:
@@ -94,8 +97,6 @@ def _files(storage, folder: str):
 def sweep(*, max_age: timedelta, storage=default_storage, folder: str = "portraits") -> list[str]:
     """Delete the files under `folder` that no character names and that are older than
     `max_age` (a younger one may belong to a write that has not committed yet)."""
-    if not storage.exists(folder):
-        return []
     cutoff = timezone.now() - max_age
     old = [name for name in _files(storage, folder) if storage.get_modified_time(name) < cutoff]
     removed = []

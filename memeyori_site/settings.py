@@ -336,6 +336,8 @@ elif MEDIA_STORAGE == "s3":
             "file_overwrite": False,
             # Endpoints given by address (MinIO, a test server) take the bucket in the path.
             "addressing_style": "path" if S3_ENDPOINT_URL else None,
+            # Signed URLs in the current scheme (SigV4), which every region accepts.
+            "signature_version": "s3v4",
         },
     }
     if MEDIA_SERVE == "signed":

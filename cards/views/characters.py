@@ -1,8 +1,8 @@
 """Home, character pages, the owner's list, duplicate and delete."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.conf import settings
 from django.http import FileResponse, Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
