@@ -1,6 +1,7 @@
 import contextlib
 import hashlib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -52,11 +53,26 @@ LIST_FIELDS = (
 )  # fmt: skip
 
 
+# A battle's log, frames and snapshot are written once, when it is run, and never change,
+# so each web process keeps the parsed JSON of the battles it served lately. Who may see a
+# battle is still decided on every request, from its small row, before any of it is used.
+CONTENT = ("log", "frames", "snapshot")
+
+
+@lru_cache(maxsize=64)
+def _content(code) -> tuple:
+    return Battle.objects.values_list(*CONTENT).get(code=code)
+
+
+def _with_content(battle: Battle) -> Battle:
+    battle.log, battle.frames, battle.snapshot = _content(battle.code)
+    return battle
+
+
 def _get_battle_for_user(request, code) -> Battle:
     """The one ownership helper: the owner's battles, and public ones; else a 404."""
-    return get_object_or_404(
-        Battle.objects.filter(visible_to(request.user, at_table=True)), code=code
-    )
+    rows = Battle.objects.filter(visible_to(request.user, at_table=True)).defer(*CONTENT)
+    return _with_content(get_object_or_404(rows, code=code))
 
 
 def _get_owned_battle(request, code) -> Battle:
@@ -68,11 +84,12 @@ def _get_shared_battle(token: str) -> Battle:
     battle = (
         Battle.objects.filter(share_token=token)
         .exclude(visibility=BattleVisibility.PRIVATE)
+        .defer(*CONTENT)
         .first()
     )
     if battle is None or not token:
         raise Http404
-    return battle
+    return _with_content(battle)
 
 
 @require_safe
