@@ -6,6 +6,7 @@ threads, so these tests commit (transactional_db).
 """
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -31,6 +32,13 @@ def table_battle(alice, bob, types):
     a = make_team(alice, types, "Sunrise", visibility="tables")
     b = make_team(bob, types, "Night", visibility="tables")
     return run(bob, a, b, table=table, visibility=BattleVisibility.UNLISTED)
+
+
+def in_own_loop(coroutine_function):
+    """Run the async part in a thread with its own event loop: a browser test earlier in
+    the run may have left Playwright's loop running in this one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, coroutine_function()).result()
 
 
 async def next_message(chunks, timeout: float = 5.0) -> str:
@@ -67,7 +75,7 @@ def test_a_follower_is_pushed_each_step_and_the_end(client, alice, table_battle)
         await sync_to_async(services.presentation_stop)(battle=table_battle, by=alice)
         assert (await next_message(chunks)).startswith("event: end")
 
-    asyncio.run(follow())
+    in_own_loop(follow)
 
 
 def test_a_stream_ends_when_the_battle_is_made_private(client, alice, bob, table_battle):
@@ -85,7 +93,7 @@ def test_a_stream_ends_when_the_battle_is_made_private(client, alice, bob, table
         )
         assert (await next_message(chunks)).startswith("event: end")
 
-    asyncio.run(follow())
+    in_own_loop(follow)
 
 
 def test_a_removed_members_stream_ends_at_the_next_step(client, alice, table_battle):
@@ -105,7 +113,7 @@ def test_a_removed_members_stream_ends_at_the_next_step(client, alice, table_bat
         await sync_to_async(move)(client, table_battle, 2)
         assert (await next_message(chunks)).startswith("event: end")
 
-    asyncio.run(follow())
+    in_own_loop(follow)
 
 
 def test_a_stream_for_a_holder_who_may_not_watch_is_a_404(client, alice, table_battle):
@@ -119,4 +127,4 @@ def test_a_stream_for_a_holder_who_may_not_watch_is_a_404(client, alice, table_b
         assert (await AsyncClient().get(forged)).status_code == 404
         assert (await AsyncClient().get(url.partition("?")[0])).status_code == 404
 
-    asyncio.run(follow())
+    in_own_loop(follow)
