@@ -15,6 +15,11 @@ from cards.models import Memeyori
 from tests.conftest import make_memeyori
 from tests.test_portraits import huge_png_header, image_bytes, media_files
 
+# On a folder and on InMemoryStorage (tests/conftest.py), except the two sweep tests that
+# age files on disk, which ask for the folder themselves.
+pytestmark = pytest.mark.usefixtures("media_storage")
+on_disk = pytest.mark.parametrize("media_storage", ["filesystem"], indirect=True)
+
 
 def png_upload(size=(300, 200), name="me.png"):
     return SimpleUploadedFile(name, image_bytes(size, fmt="PNG"), content_type="image/png")
@@ -189,6 +194,7 @@ def _disk_files(settings) -> list:
     return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
 
 
+@on_disk
 def test_sweep_media_removes_only_old_files_nobody_names(
     settings, alice, pup, django_capture_on_commit_callbacks
 ):
@@ -240,6 +246,7 @@ def test_media_files_are_not_served_by_path_even_in_debug(client, settings, alic
         clear_url_caches()
 
 
+@on_disk
 def test_the_worker_sweeps_old_orphans_when_it_processes_an_upload_at_most_hourly(
     settings, alice, pup
 ):
