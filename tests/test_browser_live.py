@@ -63,3 +63,54 @@ def test_a_phone_follows_the_presenter_by_a_pushed_stream(
     finally:
         context.close()
         servers.stop(server)
+
+
+def _signed_in(_browser, live_server, user, **options):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    context = _browser.new_context(**options)
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value,
+          "url": live_server.url}]
+    )  # fmt: skip
+    return context
+
+
+def test_take_over_shows_only_to_the_gm_and_messages_land_by_the_controls(
+    _browser, live_server, alice, bob, types
+):
+    from cards.models import TableMembership
+    from cards.tables.services import table_create
+
+    table = table_create(gm=alice, name="Sunday")
+    TableMembership.objects.create(table=table, user=bob)
+    a = make_team(alice, types, "Sunrise", visibility="tables")
+    b = make_team(bob, types, "Night", visibility="tables")
+    battle = run(bob, a, b, table=table)
+    desktop = {"viewport": {"width": 1366, "height": 900}}
+    gm = _signed_in(_browser, live_server, alice, **desktop)
+    owner = _signed_in(_browser, live_server, bob, **desktop)
+    try:
+        page = gm.new_page()
+        page.goto(f"{live_server.url}{battle.get_absolute_url()}?round=1&step=2")
+        page.get_by_role("button", name="Present this battle").click()
+        # The message is beside the controls, in view, not at the top of the page.
+        message = page.locator("#present .message")
+        expect(message).to_have_text("You are presenting: followers see your step.")
+        expect(message).to_be_in_viewport()
+        # ... and not under the sticky step bar.
+        bar = page.locator("#viewer .steps").bounding_box()
+        assert message.bounding_box()["y"] >= bar["y"] + bar["height"]
+        expect(page.locator("ul.messages li")).to_have_count(0)
+        screenshot(page, "live-02-gm-presenting-message-in-place")
+
+        other = owner.new_page()
+        other.goto(f"{live_server.url}{battle.get_absolute_url()}?round=1&step=2")
+        expect(other.locator("#present")).to_contain_text("alice is presenting.")
+        expect(other.get_by_role("button", name="Take over presenting")).to_have_count(0)
+        screenshot(other, "live-03-member-sees-no-take-over")
+    finally:
+        gm.close()
+        owner.close()
