@@ -3,6 +3,7 @@ from django.shortcuts import redirect
 from django.templatetags.static import static as static_url
 from django.urls import include, path
 
+from battles import views as battle_views
 from memeyori_site.http import require_safe
 from memeyori_site.robots import robots_txt
 
@@ -17,6 +18,12 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("robots.txt", robots_txt, name="robots_txt"),
     path("admin/", admin.site.urls),
+    # Server-Sent Events: served by Django's ASGI side (memeyori_site/asgi.py, live.py).
+    path(
+        "live/battles/p/<str:token>/",
+        battle_views.battle_presented_stream,
+        name="battle_presented_stream",
+    ),
     path("battles/", include("battles.urls")),
     path("labs/", include("battles.lab.urls")),
     path("print/", include("cards.print_urls")),

@@ -37,6 +37,32 @@ def _isolated(request, settings, tmp_path, django_db_setup, django_db_blocker):
     settings.TASKS = {"default": settings.IMMEDIATE_TASKS}
 
 
+def stored_files(folder: str = "") -> list[str]:
+    """Every media file's name, through the storage API (whatever backend is in use)."""
+    from django.core.files.storage import default_storage
+
+    try:
+        directories, files = default_storage.listdir(folder)
+    except FileNotFoundError:  # a folder that was never written to
+        return []
+    names = [f"{folder}/{f}" if folder else f for f in files]
+    for directory in directories:
+        names += stored_files(f"{folder}/{directory}" if folder else directory)
+    return sorted(names)
+
+
+@pytest.fixture(params=["filesystem", "memory"])
+def media_storage(request, settings):
+    """Media tests run on a folder and on Django's InMemoryStorage, so that no code (and
+    no test) reaches for a file's path: every read and write goes through storage."""
+    backend = {
+        "filesystem": "django.core.files.storage.FileSystemStorage",
+        "memory": "django.core.files.storage.InMemoryStorage",
+    }[request.param]
+    settings.STORAGES = {**settings.STORAGES, "default": {"BACKEND": backend}}
+    return request.param
+
+
 @pytest.fixture
 def queued_tasks(settings):
     """Tasks wait in the database, as on the site, for a db_worker to claim them."""

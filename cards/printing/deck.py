@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from cards import stats
+from cards.media import print_asset_url
 from cards.models import Character, Party
 
 from . import fit
@@ -65,8 +66,7 @@ class Face:
 
     @property
     def portrait_url(self) -> str:
-        portrait = self.character.portrait_print
-        return portrait.url if portrait else ""
+        return print_asset_url(self.character.portrait_print.name)
 
     @property
     def attributes(self) -> list[dict]:

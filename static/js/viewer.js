@@ -173,14 +173,22 @@
     }
   });
 
-  // Following a presenter: poll the presentation with its ETag; a 304 costs the server
-  // almost nothing, a 200 carries the presented step's viewer, rendered once for everyone.
+  // Following a presenter: the server pushes each step down an EventSource (Server-Sent
+  // Events); where no stream can be had (no EventSource, a server without one, a stream
+  // that broke) the page polls the presentation with its ETag instead: a 304 costs the
+  // server almost nothing, a 200 carries the presented step's viewer, rendered once.
   var followUrl = followButton ? followButton.getAttribute("data-follow-url") : null;
   var pollUrl = null;
+  var streamUrl = null;
+  var source = null;
   var etag = null;
   var following = false;
   var pollTimer = null;
   var POLL_MS = 800;
+
+  function closeStream() {
+    if (source) { source.close(); source = null; }
+  }
 
   function setFollowing(on, message) {
     following = on;
@@ -188,11 +196,53 @@
     followButton.setAttribute("aria-pressed", on ? "true" : "false");
     followButton.textContent = on ? "Detach" : "Follow the presenter";
     if (followStatus) followStatus.textContent = message || (on ? "Following the presenter." : "");
-    if (!on && pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
+    if (!on) {
+      if (pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
+      closeStream();
+    }
   }
 
   function detach() {
     if (following) setFollowing(false, "Detached: stepping on your own.");
+  }
+
+  // The presented step's viewer replaces ours (unless a step of our own is loading).
+  function showPresented(html) {
+    if (!following || busy) return;
+    var old = viewer();
+    if (!old) return;
+    var holder = document.createElement("div");
+    holder.innerHTML = html.trim();
+    var fresh = holder.firstElementChild;
+    if (!fresh || fresh.id !== "viewer") return;
+    var hadFocus = old.contains(document.activeElement) && document.activeElement.getAttribute("data-nav");
+    old.replaceWith(fresh);
+    htmx.process(fresh);
+    if (hadFocus) { focusNav = hadFocus; restoreFocus(); }
+    var base = followButton.getAttribute("data-base-url");
+    if (base) {
+      history.replaceState(null, "", base + "?round=" + fresh.getAttribute("data-round") +
+        "&step=" + fresh.getAttribute("data-step") + "&follow=1");
+    }
+    if (followStatus) followStatus.textContent = "Following the presenter.";
+    showCurrent();
+  }
+
+  function stream() {
+    closeStream();
+    source = new EventSource(streamUrl);
+    source.addEventListener("update", function (event) {
+      etag = event.lastEventId || etag;
+      showPresented(event.data);
+    });
+    source.addEventListener("end", function () {
+      setFollowing(false, "The presentation has ended.");
+    });
+    source.onerror = function () {
+      // A refused or broken stream: poll from here on (the poll says if it has ended).
+      closeStream();
+      if (following && !pollTimer) poll();
+    };
   }
 
   function poll() {
@@ -205,28 +255,10 @@
         if (!following) return;
         if (response.status === 304) return;
         if (response.status === 204) { setFollowing(true, "Waiting for the presenter…"); return; }
+        if (response.status === 429) return; // too many polls from here: wait for the next
         if (!response.ok) { setFollowing(false, "The presentation has ended."); return; }
         etag = response.headers.get("ETag");
-        return response.text().then(function (html) {
-          if (!following || busy) return;
-          var old = viewer();
-          if (!old) return;
-          var holder = document.createElement("div");
-          holder.innerHTML = html.trim();
-          var fresh = holder.firstElementChild;
-          if (!fresh || fresh.id !== "viewer") return;
-          var hadFocus = old.contains(document.activeElement) && document.activeElement.getAttribute("data-nav");
-          old.replaceWith(fresh);
-          htmx.process(fresh);
-          if (hadFocus) { focusNav = hadFocus; restoreFocus(); }
-          var base = followButton.getAttribute("data-base-url");
-          if (base) {
-            history.replaceState(null, "", base + "?round=" + fresh.getAttribute("data-round") +
-              "&step=" + fresh.getAttribute("data-step") + "&follow=1");
-          }
-          if (followStatus) followStatus.textContent = "Following the presenter.";
-          showCurrent();
-        });
+        return response.text().then(showPresented);
       })
       .catch(function () { /* a dropped poll is retried by the next one */ })
       .then(function () { if (following) pollTimer = setTimeout(poll, POLL_MS); });
@@ -241,10 +273,20 @@
         if (!following) return;
         if (!data || !data.poll) { setFollowing(false, "Nobody is presenting this battle."); return; }
         if (data.poll !== pollUrl) { pollUrl = data.poll; etag = null; }
-        poll();
+        streamUrl = data.stream || null;
+        if (streamUrl && window.EventSource) { stream(); } else { poll(); }
       })
       .catch(function () { setFollowing(false, "Could not reach the presenter."); });
   }
+
+  // The presenter's own step posts: a refusal (someone took over) is said beside the
+  // present controls, where the presenter is looking.
+  document.body.addEventListener("htmx:responseError", function (event) {
+    var form = event.detail && event.detail.elt;
+    if (!form || !form.matches || !form.matches("[data-present-step]")) return;
+    var status = document.querySelector("#viewer [data-present-status]");
+    if (status) status.textContent = event.detail.xhr.responseText || "Your step was not shown to followers.";
+  });
 
   if (followButton && followUrl) {
     followButton.hidden = false;
