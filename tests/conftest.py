@@ -34,7 +34,7 @@ def _isolated(request, settings, tmp_path, django_db_setup, django_db_blocker):
 @pytest.fixture
 def queued_tasks(settings):
     """Tasks wait in the database, as on the site, for a db_worker to claim them."""
-    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    settings.TASKS = {"default": settings.DATABASE_TASKS}
 
 
 @pytest.fixture
