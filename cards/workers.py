@@ -186,6 +186,17 @@ def reclaim(dead: set[str] | None = None) -> int:
     return taken
 
 
+def reclaim_quietly(dead: set[str]) -> int:
+    """reclaim(dead) for a process that must not fall over with the database (a supervisor,
+    a worker on its way out): on an error the sweeps of live workers catch up later."""
+    try:
+        return reclaim(dead)
+    except Exception:
+        logger.exception("could not queue again the tasks of %s", ", ".join(sorted(dead)))
+        connection.close()
+        return 0
+
+
 class Heartbeat(threading.Thread):
     """Beats for one worker and sweeps for everyone, beside the worker's own loop (which
     may be busy in one task for a long while)."""

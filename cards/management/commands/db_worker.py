@@ -27,7 +27,7 @@ class Worker(base.Worker):
         finally:
             heartbeat.stop()
             # Anything still ours was cut short: queue it again now, then leave.
-            workers.reclaim(dead={self.worker_id})
+            workers.reclaim_quietly({self.worker_id})
 
     def run_task(self, db_task_result: DBTaskResult) -> None:
         super().run_task(db_task_result)

@@ -110,7 +110,7 @@ class Command(BaseCommand):
 
     def _died(self, child: Child, now: float) -> None:
         code = child.proc.returncode
-        taken = workers.reclaim(dead={child.worker_id})
+        taken = workers.reclaim_quietly({child.worker_id})
         young = now - child.started < YOUNG
         child.pause = min(MAX_PAUSE, child.pause * 2) if young else 1.0
         child.restart_at = now + child.pause
@@ -132,7 +132,7 @@ class Command(BaseCommand):
             if child.proc.poll() is None:
                 child.proc.kill()
                 child.proc.wait()
-            workers.reclaim(dead={child.worker_id})
+            workers.reclaim_quietly({child.worker_id})
         self._say("workers stopped")
 
     @staticmethod
