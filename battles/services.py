@@ -138,26 +138,43 @@ def battle_count_for_growth(*, battle: Battle, by) -> Battle:
     return battle
 
 
-def _apply_growth(*, battle: Battle) -> list[dict]:
-    """R10 on the live rows of the table's members: each owner's own Memeyori grow."""
+def _growth_targets(battle: Battle, *, lock: bool):
+    """(grant, the live Memeyori it raises or None) for each Rank R10 grants: a Memeyori
+    grows if its owner sits at the table and it is below Rank 6; each one once."""
     snap, log = battle.snapshot, battle.log
     codes = {}
     for letter, side in zip("AB", snap["sides"], strict=True):
         for n, row in enumerate(side["memeyori"], start=1):
             codes[f"{letter}{n}"] = row["code"]
     members = TableMembership.objects.filter(table_id=battle.table_id).values("user")
-    applied = []
+    rows = Memeyori.objects.select_for_update() if lock else Memeyori.objects.all()
     done = set()
     for grant in log["result"]["growth"]:
         code = codes.get(grant["combatant"])
         if code in done:
             continue
         done.add(code)
-        live = (
-            Memeyori.objects.select_for_update()
-            .filter(code=code, owner__in=members, rank__lt=6)
-            .first()
-        )
+        yield grant, rows.filter(code=code, owner__in=members, rank__lt=6).first()
+
+
+def growth_preview(battle: Battle) -> tuple[list[str], list[str]]:
+    """What counting this battle would do now: the Ranks gained, and the grants that change
+    nothing (the owner left the table, or the Memeyori is at Rank 6)."""
+    names = {c["id"]: c["name"] for side in battle.log["sides"] for c in side["combatants"]}
+    gains, none = [], []
+    for grant, live in _growth_targets(battle, lock=False):
+        name = names.get(grant["combatant"], grant["combatant"])
+        if live is None:
+            none.append(f"{name}: no Rank (its owner does not sit at the table, or it is Rank 6)")
+        else:
+            gains.append(f"{live.name}: Rank {live.rank} -> {live.rank + 1}")
+    return gains, none
+
+
+def _apply_growth(*, battle: Battle) -> list[dict]:
+    """R10 on the live rows of the table's members: each owner's own Memeyori grow."""
+    applied = []
+    for _grant, live in _growth_targets(battle, lock=True):
         if live is None:
             continue
         Memeyori.objects.filter(pk=live.pk).update(rank=F("rank") + 1)

@@ -19,7 +19,9 @@ from django.views.decorators.vary import vary_on_headers
 
 from cards.models import visible_to
 from cards.printing import store
-from memeyori_site.http import allow, require_post, require_safe
+from memeyori_site.confirm import confirm_page
+from memeyori_site.errors import DeadLink, error_page
+from memeyori_site.http import allow, noindex, require_post, require_safe
 from memeyori_site.ratelimit import requester
 
 from . import og, viewer
@@ -32,6 +34,8 @@ from .services import (
     battle_set_visibility,
     battle_share_regenerate,
     battle_share_revoke,
+    growth_call_refusal,
+    growth_preview,
     may_present,
     presentation_move,
     presentation_start,
@@ -63,7 +67,13 @@ def _get_shared_battle(token: str) -> Battle:
         .first()
     )
     if battle is None or not token:
-        raise Http404
+        raise DeadLink(
+            "This share link no longer works",
+            "Whoever shared this battle has revoked the link, made a new one, or made the "
+            "battle private. Ask them for a new link.",
+            action_url=reverse("battle_public"),
+            action_label="See the public battles",
+        )
     return battle
 
 
@@ -137,7 +147,15 @@ def viewer_context(battle: Battle, base_url: str, round_no, step) -> dict:
 def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
     form = ViewerForm(request.GET)
     if not form.is_valid():
-        return HttpResponseBadRequest("round and step must be whole numbers, 0 or more.")
+        return error_page(
+            request,
+            400,
+            title="That step is not in this battle",
+            message="The link names a round or a step this battle cannot show: both are "
+            "whole numbers, 0 or more. Open the battle at its start and step from there.",
+            action_url=base_url,
+            action_label="Open the battle at its start",
+        )
     context = viewer_context(
         battle, base_url, form.cleaned_data["round"], form.cleaned_data["step"]
     )
@@ -184,6 +202,7 @@ def battle_page(request, code):
 
 
 @require_safe
+@noindex
 @vary_on_headers("HX-Request")
 def shared_page(request, token):
     battle = _get_shared_battle(token)
@@ -202,6 +221,7 @@ def battle_log(request, code):
 
 
 @require_safe
+@noindex
 def shared_log(request, token):
     return _log_response(_get_shared_battle(token))
 
@@ -247,18 +267,47 @@ def battle_og(request, code):
 
 
 @require_safe
+@noindex
 def shared_og(request, token):
     return _og_response(request, _get_shared_battle(token), shared=True)
 
 
-@require_post
+def _ask_about_link(request, battle: Battle, action: str):
+    """Revoking or replacing a live share link breaks it for everyone who has it: ask."""
+    if not battle.share_url():
+        return redirect(battle)  # no live link: nothing to lose
+    new = action == "regenerate"
+    return confirm_page(
+        request,
+        question="Make a new share link?" if new else "Revoke the share link?",
+        consequences=[
+            "The link you shared stops working for everyone who has it, and anyone "
+            "following a presentation through it stops following.",
+            "Send the new link to whoever should still watch."
+            if new
+            else "You can make a new link later; the old one never works again.",
+        ],
+        action_url=request.path,
+        fields={"action": action},
+        button="Make a new link" if new else "Revoke the link",
+        cancel_url=battle.get_absolute_url(),
+        cancel_label="Keep the link",
+    )
+
+
+@allow("GET", "POST")
 @login_required
 def battle_share(request, code):
+    """The owner's sharing settings. Revoking or replacing the link asks first (GET)."""
     battle = _get_owned_battle(request, code)
-    form = ShareForm(request.POST)
+    form = ShareForm(request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("Unknown share action.")
     action = form.cleaned_data["action"]
+    if request.method != "POST":
+        if action not in ("regenerate", "revoke"):
+            return redirect(battle)
+        return _ask_about_link(request, battle, action)
     if action == "visibility":
         try:
             battle_set_visibility(battle=battle, visibility=form.cleaned_data["visibility"])
@@ -281,13 +330,32 @@ def battle_share(request, code):
     return redirect(battle)
 
 
-@require_post
+@allow("GET", "POST")
 @login_required
 def battle_growth(request, code):
-    """The table's GM makes a battle at the table count for growth (R10)."""
+    """The table's GM makes a battle at the table count for growth (R10). It cannot be
+    undone, so GET asks first, naming the Ranks it grants; only POST applies them."""
     battle = get_object_or_404(
         Battle.objects.select_related("table"), code=code, table__gm=request.user
     )
+    if request.method != "POST":
+        gains, none = growth_preview(battle)
+        return confirm_page(
+            request,
+            question="Count this battle for growth?",
+            consequences=[
+                "These Memeyori gain a Rank in their owners' collections (R10):"
+                if gains
+                else "No Memeyori gains a Rank from it (R10); it is only marked as counted.",
+            ],
+            items=gains + none,
+            closing="It cannot be undone.",
+            action_url=request.path,
+            button="Count it for growth",
+            cancel_url=battle.get_absolute_url(),
+            cancel_label="Back to the battle",
+            refusal=growth_call_refusal(battle, request.user) or "",
+        )
     try:
         battle = battle_count_for_growth(battle=battle, by=request.user)
     except ValidationError as e:
@@ -371,6 +439,7 @@ def battle_follow(request, code):
 
 
 @require_safe
+@noindex
 def shared_follow(request, token):
     battle = _get_shared_battle(token)
     presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
@@ -392,6 +461,7 @@ def _poll_sql() -> tuple[str, str]:
 
 
 @require_safe
+@noindex
 def battle_presented(request, token):
     """The followers' poll, built to be cheap: one small query and a 304 while the
     presenter has not moved; the step's HTML was rendered once, when the presenter moved.

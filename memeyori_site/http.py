@@ -37,3 +37,16 @@ def allow(*methods: str):
 # The usual cases by name: pages that only read, and actions that only write.
 require_safe = allow("GET")
 require_post = allow("POST")
+
+
+def noindex(view):
+    """Share-link views: whoever holds the link may look, but no search engine may index it
+    (HTML, JSON or image alike), even where a crawler ignores /robots.txt (issue 21.10)."""
+
+    @wraps(view)
+    def inner(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        response["X-Robots-Tag"] = "noindex"
+        return response
+
+    return inner

@@ -138,7 +138,10 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memeyori_site.ratelimit.RateLimitMiddleware",
+    "memeyori_site.errors.ErrorPagesMiddleware",
 ]
+# A CSRF failure (a form left open past its session) gets the site's page, not Django's.
+CSRF_FAILURE_VIEW = "memeyori_site.errors.csrf_failure"
 
 ROOT_URLCONF = "memeyori_site.urls"
 WSGI_APPLICATION = "memeyori_site.wsgi.application"

@@ -26,7 +26,39 @@
 
   function viewer() { return document.getElementById("viewer"); }
 
+  // The current event scrolls to just below the sticky stage, however tall it is here.
+  function measureStage() {
+    var stage = document.querySelector("#viewer .stage");
+    if (stage) document.documentElement.style.setProperty("--stage-height", stage.offsetHeight + "px");
+  }
+  window.addEventListener("resize", measureStage);
+  measureStage();
+
+  // HP bars slide from the old width to the new when a step lands. htmx's settle does it
+  // for its own swaps (the fill keeps its id); a viewer swapped in any other way (a
+  // presenter's step) starts each fill at its old width here, then lets it move.
+  new MutationObserver(function (records) {
+    records.forEach(function (record) {
+      var fresh = Array.prototype.find.call(record.addedNodes, function (n) { return n.id === "viewer"; });
+      var old = Array.prototype.find.call(record.removedNodes, function (n) { return n.id === "viewer"; });
+      if (!fresh || !old || reduceMotion.matches) return;
+      var moved = [];
+      fresh.querySelectorAll(".hp-fill[id]").forEach(function (fill) {
+        var before = old.querySelector("#" + CSS.escape(fill.id));
+        var from = before && before.getAttribute("width");
+        var to = fill.getAttribute("width");
+        if (from && from !== to) { fill.setAttribute("width", from); moved.push([fill, to]); }
+      });
+      if (!moved.length) return;
+      fresh.getBoundingClientRect(); // the old widths are laid out before the new ones
+      requestAnimationFrame(function () {
+        moved.forEach(function (pair) { pair[0].setAttribute("width", pair[1]); });
+      });
+    });
+  }).observe(document.querySelector("main") || document.body, { childList: true, subtree: true });
+
   function showCurrent() {
+    measureStage();
     var current = document.querySelector("#viewer .event.current") ||
       document.querySelector("#viewer .result") || document.querySelector("#viewer .where");
     if (current) {
