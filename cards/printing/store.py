@@ -34,6 +34,8 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
+from battles.engine.words import plural
+
 from .. import workers
 from . import pdf
 
@@ -150,8 +152,8 @@ class QueueFull(Refused):
 
     def __init__(self, in_flight: int):
         super().__init__(
-            f"The print queue is full ({in_flight} render{'s' * (in_flight != 1)} waiting "
-            "or rendering). Try again in a few seconds."
+            f"The print queue is full ({plural(in_flight, 'render')} waiting or rendering). "
+            "Try again in a few seconds."
         )
 
 
