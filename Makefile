@@ -48,15 +48,16 @@ $(VENV)/.installed-test: pyproject.toml | $(VPY)
 	$(VPY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed
 
-# The dev server and one task worker (PDF and PNG renders) from one command; Ctrl-C stops
-# both. The worker does not reload itself: restart `make run` after changing a task's code.
+# The dev server and one task worker from one command; Ctrl-C stops both. The worker serves
+# both queues, renders and portraits first (by priority), then lab chunks. It does not
+# reload itself: restart `make run` after changing a task's code.
 RUN_PORT ?= 8000
 run: $(VENV)/.installed
 	$(MANAGE) migrate --noinput
 	$(MANAGE) createcachetable
 	$(MANAGE) seed_demo
 	@trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
-	nice -n 10 $(MANAGE) db_worker --no-reload --interval 0.25 & worker=$$!; \
+	nice -n 10 $(MANAGE) db_worker --no-reload --interval 0.25 --queue-name interactive,bulk & worker=$$!; \
 	$(MANAGE) runserver 127.0.0.1:$(RUN_PORT)
 
 # Production-like, on loopback only: debug off, gunicorn workers, whitenoise static files.
@@ -66,8 +67,11 @@ run: $(VENV)/.installed
 # Plain HTTP on 127.0.0.1, so the HTTPS-only settings are relaxed here and only here.
 SERVE_PORT ?= 8000
 SERVE_WORKERS ?= 4
-# Task workers run at a lower CPU priority, so that pages win the CPU from renders.
-SERVE_TASK_WORKERS ?= 2
+# Task workers per queue (cards/workers.py), started again if one dies (run_workers). They
+# run at a lower CPU priority, so that pages win the CPU from renders, and the bulk ones
+# lower still, so that renders win it from lab chunks.
+SERVE_INTERACTIVE_WORKERS ?= 2
+SERVE_BULK_WORKERS ?= 1
 SERVE_ENV = DJANGO_DEBUG=0 DJANGO_STATIC_MANIFEST=1 \
 	DJANGO_SECRET_KEY="$$(cat $(VENV)/secret-key)" \
 	DJANGO_ALLOWED_HOSTS=$${DJANGO_ALLOWED_HOSTS:-127.0.0.1,localhost} \
@@ -82,10 +86,9 @@ serve: $(VENV)/.installed $(VENV)/secret-key
 	$(SERVE_ENV) $(MANAGE) migrate --noinput
 	$(SERVE_ENV) $(MANAGE) createcachetable
 	$(SERVE_ENV) $(MANAGE) seed_demo
-	@trap 'kill $$workers 2>/dev/null; wait $$workers 2>/dev/null' EXIT; workers=; \
-	for n in $$(seq 1 $(SERVE_TASK_WORKERS)); do \
-	  $(SERVE_ENV) nice -n 10 $(MANAGE) db_worker --no-reload --interval 0.25 & workers="$$workers $$!"; \
-	done; \
+	@trap 'kill $$workers 2>/dev/null; wait $$workers 2>/dev/null' EXIT; \
+	$(SERVE_ENV) nice -n 10 $(MANAGE) run_workers --interactive $(SERVE_INTERACTIVE_WORKERS) \
+	  --bulk $(SERVE_BULK_WORKERS) --interval 0.25 & workers=$$!; \
 	$(SERVE_ENV) DATABASE_CONN_MAX_AGE=$${DATABASE_CONN_MAX_AGE:-600} \
 		$(VENV)/bin/gunicorn memeyori_site.asgi --worker-class asgi \
 		--bind 127.0.0.1:$(SERVE_PORT) --workers $(SERVE_WORKERS) --access-logfile - \

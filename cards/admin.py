@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Archon, Card, Matchup, Memeyori, Party, PartySlot, Type
+from .models import Archon, Card, Matchup, Memeyori, Party, PartySlot, TaskWorker, Type
 
 
 class MatchupInline(admin.TabularInline):
@@ -60,3 +60,11 @@ class PartyAdmin(admin.ModelAdmin):
     list_display = ["name", "owner", "level", "archon", "visibility"]
     search_fields = ["name"]
     inlines = [PartySlotInline]
+
+
+@admin.register(TaskWorker)
+class TaskWorkerAdmin(admin.ModelAdmin):
+    """The task workers that beat (cards/workers.py); one silent for long is taken for dead."""
+
+    list_display = ["worker_id", "queues", "host", "pid", "started_at", "beat_at"]
+    list_filter = ["queues", "host"]

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.tasks import task
 from PIL import Image
 
+from . import workers
 from .media import delete_on_commit, delete_unreferenced, sweep
 from .models import Archon, Memeyori, Party
 from .printing import layout, portraits
@@ -27,7 +28,7 @@ class Superseded(Exception):
     """A newer upload took this one's place while it was being processed."""
 
 
-@task
+@task(queue_name=workers.INTERACTIVE, priority=workers.INTERACTIVE_PRIORITY)
 def process_portrait(kind: str, code: str, incoming: str = "") -> str:
     """Decode a pending upload once (or re-crop the stored portrait when `incoming` is
     empty) and store the kept copy, the print crop and the thumbnail.
@@ -73,7 +74,7 @@ def process_portrait(kind: str, code: str, incoming: str = "") -> str:
 BACK_SIZE = (layout.px_at_dpi(layout.CARD_W), layout.px_at_dpi(layout.CARD_H))
 
 
-@task
+@task(queue_name=workers.INTERACTIVE, priority=workers.INTERACTIVE_PRIORITY)
 def process_party_back(code: str, incoming: str) -> str:
     """Decode a party's back image upload once (the same decode as a portrait: format
     whitelist, pixel cap, no metadata), crop it to the card from its centre and store it."""
@@ -157,7 +158,7 @@ def _give_up(model, row, incoming: str, message: str) -> None:
         delete_unreferenced([incoming])
 
 
-@task
+@task(queue_name=workers.BULK, priority=workers.BULK_PRIORITY)
 def sweep_media(max_age_seconds: int = 3600) -> int:
     """Delete portrait files no row names that are older than `max_age_seconds`; returns how
     many. Run periodically by the task worker, and by `manage.py sweep_media`."""

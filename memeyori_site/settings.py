@@ -39,6 +39,16 @@ def envint(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name} must be an integer; got {raw!r}") from None
 
 
+def envfloat(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number; got {raw!r}") from None
+
+
 def envlist(name: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
 
@@ -110,9 +120,10 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "django_ratelimit",
-    "django_tasks_db",
     "cards",
     "battles",
+    # After cards, whose `db_worker` (with a heartbeat, cards/workers.py) replaces this one's.
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
@@ -250,19 +261,26 @@ RATE_LIMITS = {
     "lab_shared_open": ("30/m", {"GET", "HEAD"}),
 }
 
-# Background work (PDF and PNG renders, portraits) runs as django.tasks tasks. By default
-# they wait in this project's own database (SQLite or PostgreSQL) for `manage.py db_worker`
-# processes, which claim them with row locks (SKIP LOCKED on PostgreSQL), so any number of
-# workers on any number of machines can share one queue. DJANGO_TASKS_IMMEDIATE=1 runs each
-# task inside the request that enqueues it, with no worker (the test suite does that).
-IMMEDIATE_TASKS = {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}
-TASKS = {
-    "default": IMMEDIATE_TASKS
-    if envbool("DJANGO_TASKS_IMMEDIATE", False)
-    else {"BACKEND": "django_tasks_db.DatabaseBackend"}
+# Background work (PDF and PNG renders, portraits, lab chunks) runs as django.tasks tasks.
+# By default they wait in this project's own database (SQLite or PostgreSQL) for
+# `manage.py db_worker` processes, which claim them with row locks (SKIP LOCKED on
+# PostgreSQL), so any number of workers on any number of machines can share the queues.
+# Two queues (cards/workers.py): "interactive" (what a person waits for) and "bulk" (lab
+# chunks, upkeep); interactive tasks also have the higher priority. DJANGO_TASKS_IMMEDIATE=1
+# runs each task inside the request that enqueues it, with no worker (the test suite does).
+TASK_QUEUES = ["interactive", "bulk"]
+IMMEDIATE_TASKS = {
+    "BACKEND": "django.tasks.backends.immediate.ImmediateBackend",
+    "QUEUES": TASK_QUEUES,
 }
-# Renders (cards/printing/store.py): at most this many wait for a worker before asking for
-# a new one is refused (503); their outputs are kept under this many bytes in all.
+DATABASE_TASKS = {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": TASK_QUEUES}
+TASKS = {"default": IMMEDIATE_TASKS if envbool("DJANGO_TASKS_IMMEDIATE", False) else DATABASE_TASKS}
+# Each worker beats this often; one silent for WORKER_DEAD_SECONDS is taken for dead and
+# the tasks it was running go back in the queue (cards/workers.py).
+WORKER_BEAT_SECONDS = envfloat("DJANGO_WORKER_BEAT_SECONDS", 5)
+WORKER_DEAD_SECONDS = envfloat("DJANGO_WORKER_DEAD_SECONDS", 30)
+# Renders (cards/printing/store.py): at most this many in flight (waiting or rendering)
+# before asking for a new one is refused (503); their outputs are kept under this many bytes.
 RENDER_QUEUE_MAX = envint("DJANGO_RENDER_QUEUE_MAX", 20)
 RENDER_STORE_MAX_BYTES = envint("DJANGO_RENDER_STORE_MB", 500) * 1024 * 1024
 # One render's time limit in seconds, and how many processes one render may use.

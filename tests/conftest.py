@@ -66,7 +66,7 @@ def media_storage(request, settings):
 @pytest.fixture
 def queued_tasks(settings):
     """Tasks wait in the database, as on the site, for a db_worker to claim them."""
-    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    settings.TASKS = {"default": settings.DATABASE_TASKS}
 
 
 @pytest.fixture

@@ -226,7 +226,7 @@ def test_the_queue_is_bounded(client, alice, bob, pup, types, queued_tasks, sett
     refused = client.get(mastercard_url(theirs))
     assert refused.status_code == 503
     assert refused["Retry-After"] == "15"
-    assert "The print queue is full (1 renders waiting)" in refused.content.decode()
+    assert "The print queue is full (1 render waiting or rendering)" in refused.content.decode()
     # A stored render is still served while the queue is full.
     render_task.call(Render.objects.get().pk)
     client.force_login(alice)

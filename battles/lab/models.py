@@ -123,6 +123,8 @@ class LabChunk(models.Model):
     matchup = models.ForeignKey(LabMatchup, on_delete=models.CASCADE, related_name="chunks")
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
+    # Its task is in the queue (services._dispatch): a person has only a few at a time.
+    queued = models.BooleanField(default=False)
     finished = models.BooleanField(default=False)
     tally = models.JSONField(null=True, blank=True)
 

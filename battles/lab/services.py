@@ -1,12 +1,22 @@
 """The lab's writes: creating a lab (and its "what if" twin), running one chunk, opening
-battle i in the viewer, and sharing. Each write is one transaction."""
+battle i in the viewer, and sharing. Each write is one transaction.
+
+Fair shares of the bulk queue (issue 18.2): a person has at most QUEUED_PER_PERSON chunks
+in the task queue at a time, across all their labs (oldest lab first); each chunk counted
+queues that person's next one, at the back. So people's labs take turns, however big, and
+the queue holds a few chunks per person rather than hundreds. The per-person counts (labs
+running, chunks queued) are taken under a lock on the person's row, never check-then-create.
+"""
 
 import copy
+from functools import partial
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django_tasks_db.backend import DatabaseBackend
 
 from cards.models import Party, visible_to
 
@@ -26,6 +36,9 @@ MAX_TOTAL = 200_000
 CHUNK = 500
 # Labs one person may have waiting or running at once, so nobody fills the queue alone.
 MAX_RUNNING = 3
+# Chunks of one person's in the task queue (waiting or running) at once.
+QUEUED_PER_PERSON = 2
+ACTIVE = (LabStatus.QUEUED, LabStatus.RUNNING)
 
 
 def lab_parties_for(user):
@@ -49,18 +62,38 @@ def _check_party(user, party: Party) -> None:
         raise ValidationError("You can only put parties you can see into a lab.")
 
 
-def _enqueue_chunks(lab: Lab) -> None:
+def _lock_person(user_id: int) -> None:
+    """Hold the person's row until the transaction ends, so that their counts stay true
+    until what they allow is written (on SQLite, IMMEDIATE transactions already do)."""
+    get_user_model().objects.select_for_update().filter(pk=user_id).first()
+
+
+def _dispatch(owner_id: int) -> None:
+    """Queue the person's next chunks until QUEUED_PER_PERSON of theirs are in the queue.
+    Call it inside a transaction, with the person locked."""
     from .tasks import run_lab_chunk
 
-    chunks = list(lab.chunks.filter(finished=False).values_list("matchup__index", "start", "end"))
-    code = str(lab.code)
-
-    def enqueue():
-        for index, start, end in chunks:
-            run_lab_chunk.enqueue(code, index, start, end)
-
-    # After commit, so a worker never looks for a lab that is not there yet.
-    transaction.on_commit(enqueue)
+    active = LabChunk.objects.filter(lab__owner_id=owner_id, lab__status__in=ACTIVE)
+    unfinished = active.filter(finished=False)
+    if isinstance(run_lab_chunk.get_backend(), DatabaseBackend):
+        room = QUEUED_PER_PERSON - unfinished.filter(queued=True).count()
+    else:
+        room = None  # no queue to share (ImmediateBackend): every chunk, after the commit
+    chunks = list(
+        unfinished.filter(queued=False)
+        .order_by("lab__created", "lab_id", "matchup__index", "start")
+        .values_list("pk", "lab__code", "matchup__index", "start", "end")[:room]
+    )
+    if not chunks:
+        return
+    LabChunk.objects.filter(pk__in=[c[0] for c in chunks]).update(queued=True)
+    for _, code, index, start, end in chunks:
+        args = (str(code), index, start, end)
+        if room is None:
+            transaction.on_commit(partial(run_lab_chunk.enqueue, *args))
+        else:
+            # In this transaction: the task exists exactly when its chunk says queued.
+            run_lab_chunk.enqueue(*args)
 
 
 def _create(
@@ -94,14 +127,14 @@ def _create(
             LabChunk(lab=lab, matchup=matchup, start=start, end=min(start + CHUNK, battles))
             for start in range(0, battles, CHUNK)
         )
-    _enqueue_chunks(lab)
+    _dispatch(owner.pk)
     return lab
 
 
 def _check_running(owner) -> None:
-    running = Lab.objects.filter(
-        owner=owner, status__in=(LabStatus.QUEUED, LabStatus.RUNNING)
-    ).count()
+    """Inside the transaction that creates the lab: the count holds until it commits."""
+    _lock_person(owner.pk)
+    running = Lab.objects.filter(owner=owner, status__in=ACTIVE).count()
     if running >= MAX_RUNNING:
         raise ValidationError(
             f"You have {running} labs running; start another when one of them is done."
@@ -132,8 +165,8 @@ def lab_create(
         if not opponents:
             raise ValidationError("There is no other party you can see with a Memeyori in it.")
     _check_size(battles, len(opponents))
-    _check_running(owner)
     with transaction.atomic():
+        _check_running(owner)
         matchups = []
         for opponent in opponents:
             snap = battle_snapshot(party_a, opponent)
@@ -194,8 +227,8 @@ def lab_what_if(*, owner, base: Lab, kind: str, slot: int | None = None, charact
     by the change."""
     if base.owner_id != owner.pk:
         raise ValidationError("Only the lab's owner can ask it what if.")
-    _check_running(owner)
     with transaction.atomic():
+        _check_running(owner)
         matchups, change = [], ""
         for m in base.matchups.order_by("index"):
             snap = copy.deepcopy(m.snapshot)
@@ -236,11 +269,15 @@ def run_chunk(*, lab_code: str, matchup: int, start: int) -> bool:
             policies=(lab.policy_a, lab.policy_b),
         )
     except Exception as e:
-        Lab.objects.filter(pk=lab.pk).update(
-            status=LabStatus.FAILED, error=f"{type(e).__name__}: {e}"[:500]
-        )
+        with transaction.atomic():
+            _lock_person(lab.owner_id)
+            Lab.objects.filter(pk=lab.pk).update(
+                status=LabStatus.FAILED, error=f"{type(e).__name__}: {e}"[:500]
+            )
+            _dispatch(lab.owner_id)  # the person's next lab takes the failed one's turn
         raise
     with transaction.atomic():
+        _lock_person(lab.owner_id)
         # Lock the chunk: of two workers on the same chunk only the first counts it.
         locked = LabChunk.objects.select_for_update().get(pk=chunk.pk)
         if locked.finished:
@@ -252,7 +289,29 @@ def run_chunk(*, lab_code: str, matchup: int, start: int) -> bool:
         lab = Lab.objects.select_for_update().get(pk=lab.pk)
         if lab.done >= lab.total and lab.status != LabStatus.FAILED:
             _finish(lab)
+        _dispatch(lab.owner_id)
     return True
+
+
+def chunk_stopped(*, lab_code: str, matchup: int, start: int, final: bool) -> None:
+    """The worker running this chunk stopped (cards/workers.py put its task back in the
+    queue): the lab waits for a worker again; after MAX_ATTEMPTS stopped workers it fails,
+    with the reason, and stops counting against its owner's labs."""
+    lab = Lab.objects.filter(code=lab_code).first()
+    if lab is None:
+        return
+    if not final:
+        Lab.objects.filter(pk=lab.pk, status=LabStatus.RUNNING).update(status=LabStatus.QUEUED)
+        return
+    chunk = lab.chunks.filter(matchup__index=matchup, start=start).first()
+    where = f"battles {start:,} to {chunk.end - 1:,}" if chunk else "a chunk"
+    _lock_person(lab.owner_id)
+    Lab.objects.filter(pk=lab.pk, status__in=ACTIVE).update(
+        status=LabStatus.FAILED,
+        error=f"Task workers stopped several times while running {where}; "
+        "try the unfinished battles again.",
+    )
+    _dispatch(lab.owner_id)
 
 
 def _finish(lab: Lab) -> None:
@@ -265,16 +324,19 @@ def _finish(lab: Lab) -> None:
 
 
 def lab_resume(*, lab: Lab) -> Lab:
-    """Queue every chunk not yet counted again: after a worker died, or a failure that has
-    been fixed. Safe at any time, as a chunk is counted once however often it runs."""
+    """Queue the chunks not yet counted again: after a failure that has been fixed, or
+    whenever a running lab's owner asks (their queue is topped up). Safe at any time, as a
+    chunk is counted once however often it runs."""
     with transaction.atomic():
+        _lock_person(lab.owner_id)
         lab = Lab.objects.select_for_update().get(pk=lab.pk)
         if lab.status == LabStatus.DONE:
             return lab
         if lab.status == LabStatus.FAILED:
             lab.status, lab.error = LabStatus.RUNNING, ""
             lab.save(update_fields=["status", "error"])
-        _enqueue_chunks(lab)
+            lab.chunks.filter(finished=False).update(queued=False)
+        _dispatch(lab.owner_id)
     return lab
 
 

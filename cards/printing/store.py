@@ -10,12 +10,19 @@ Choices (the issue left them open):
   RENDER_STORE_MAX_BYTES, least recently served first.
 - One render in flight per requester (a user, or a client address for visitors) is a
   partial unique constraint, so the database refuses a second one even under a race.
+- At most RENDER_QUEUE_MAX renders in flight in all: each holds one of that many numbered
+  slots, unique among renders in flight (another partial unique constraint), so two
+  requests racing for the last place cannot both have it.
+- A render waits on the interactive queue (cards/workers.py), never behind lab chunks, so
+  waiting is never a reason to fail it: only when no worker for renders is alive does a
+  long wait end, with the reason, so that its requester may ask again.
 - A failed render is shown with its reason; asking again (the page's "Try again" link, or
   the same URL after FAILED_SHOWN_FOR) queues it once more.
 """
 
 import hashlib
 import json
+import random
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -26,13 +33,17 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
+from battles.engine.words import plural
+
+from .. import workers
 from . import pdf
 
 # Bump when a change in the render code (not in templates, CSS or data, which the key
 # covers by content) changes the output, so that stored renders are not served again.
 PIPELINE_VERSION = 1
 FAILED_SHOWN_FOR = timedelta(seconds=60)
-# A job queued this long was never claimed: no worker is running.
+# A job queued this long with no worker for renders alive gives up (a live worker, however
+# busy, keeps it queued).
 QUEUED_GIVE_UP = timedelta(minutes=10)
 # Touch `used_at` at most this often, so that serving a stored render writes nothing.
 TOUCH_EVERY = timedelta(minutes=5)
@@ -65,6 +76,8 @@ class Render(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     # "user:<id>" or "ip:<address>": who queued it, for the one-in-flight rule.
     requester = models.CharField(max_length=100)
+    # Its place among the RENDER_QUEUE_MAX renders that may be in flight at once.
+    slot = models.PositiveSmallIntegerField(null=True, blank=True)
     filename = models.CharField(max_length=200)
     spec = models.JSONField(null=True, blank=True)  # the documents; dropped once rendered
     data = models.BinaryField(null=True, blank=True)
@@ -84,7 +97,12 @@ class Render(models.Model):
                 fields=["requester"],
                 condition=Q(status__in=["queued", "rendering"]),
                 name="one_render_in_flight_per_requester",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["slot"],
+                condition=Q(status__in=["queued", "rendering"]),
+                name="one_render_in_flight_per_slot",
+            ),
         ]
         indexes = [
             models.Index(fields=["status", "created_at"], name="render_queue"),
@@ -131,9 +149,10 @@ class QueueFull(Refused):
     status = 503
     retry_after = 15
 
-    def __init__(self, waiting: int):
+    def __init__(self, in_flight: int):
         super().__init__(
-            f"The print queue is full ({waiting} renders waiting). Try again in a few seconds."
+            f"The print queue is full ({plural(in_flight, 'render')} waiting or rendering). "
+            "Try again in a few seconds."
         )
 
 
@@ -217,8 +236,12 @@ def expire_if_stale(render: Render) -> Render:
     timeout = timedelta(seconds=getattr(settings, "PRINT_RENDER_TIMEOUT", 30) + 60)
     if render.status == Render.Status.RENDERING and render.started_at < now - timeout:
         reason = "the render worker stopped before it finished"
-    elif render.status == Render.Status.QUEUED and render.created_at < now - QUEUED_GIVE_UP:
-        reason = "no render worker took the job; is one running?"
+    elif (
+        render.status == Render.Status.QUEUED
+        and render.created_at < now - QUEUED_GIVE_UP
+        and not workers.serving(workers.INTERACTIVE)
+    ):
+        reason = "no render worker is running; ask again when one is"
     else:
         return render
     Render.objects.filter(pk=render.pk, status=render.status).update(
@@ -232,6 +255,16 @@ def _enqueue(render_id: int) -> None:
     from .tasks import render_task
 
     render_task.enqueue(render_id)
+
+
+def _free_slot() -> int:
+    """One of the RENDER_QUEUE_MAX places no render in flight holds, at random so that
+    racing requests rarely pick the same; the constraint settles those that do."""
+    taken = set(Render.objects.filter(status__in=Render.IN_FLIGHT).values_list("slot", flat=True))
+    free = [n for n in range(settings.RENDER_QUEUE_MAX) if n not in taken]
+    if not free:
+        raise QueueFull(len(taken))
+    return random.choice(free)
 
 
 def find_or_queue(
@@ -252,35 +285,40 @@ def find_or_queue(
             return render
         if not again and render.finished_at > timezone.now() - FAILED_SHOWN_FOR:
             return render
-    waiting = Render.objects.filter(status=Render.Status.QUEUED).count()
-    if waiting >= settings.RENDER_QUEUE_MAX:
-        raise QueueFull(waiting)
     for mine in Render.objects.defer(*LIGHT).filter(
         requester=requester, status__in=Render.IN_FLIGHT
     ):
         expire_if_stale(mine)
-    try:
-        with transaction.atomic():
-            if render is None:
-                render = Render.objects.create(
-                    key=key, kind=kind, spec=spec, requester=requester, filename=filename
-                )
-            else:
-                now = timezone.now()
-                Render.objects.filter(pk=render.pk, status=Render.Status.FAILED).update(
-                    status=Render.Status.QUEUED, spec=spec, requester=requester, error="",
-                    created_at=now, started_at=None, finished_at=None, used_at=now,
-                )  # fmt: skip
-            # In the same transaction: the job exists exactly when its row says queued.
-            _enqueue(render.pk)
-    except IntegrityError:
-        # Either someone queued the same render a moment ago (then wait for theirs) or
-        # this requester already has one in flight.
-        existing = Render.objects.defer(*LIGHT).filter(key=key).first()
-        if existing is not None and existing.status != Render.Status.FAILED:
-            return existing
-        raise Busy() from None
-    return Render.objects.defer(*LIGHT).get(pk=render.pk)
+    for _ in range(5):
+        slot = _free_slot()
+        try:
+            with transaction.atomic():
+                if render is None:
+                    render = Render.objects.create(
+                        key=key, kind=kind, spec=spec, requester=requester,
+                        filename=filename, slot=slot,
+                    )  # fmt: skip
+                else:
+                    now = timezone.now()
+                    Render.objects.filter(pk=render.pk, status=Render.Status.FAILED).update(
+                        status=Render.Status.QUEUED, spec=spec, requester=requester, error="",
+                        slot=slot, created_at=now, started_at=None, finished_at=None,
+                        used_at=now,
+                    )  # fmt: skip
+                # In the same transaction: the job exists exactly when its row says queued.
+                _enqueue(render.pk)
+        except IntegrityError:
+            # Someone queued the same render a moment ago (then wait for theirs), or this
+            # requester already has one in flight, or another request took this slot.
+            existing = Render.objects.defer(*LIGHT).filter(key=key).first()
+            if existing is not None and existing.status != Render.Status.FAILED:
+                return existing
+            if Render.objects.filter(requester=requester, status__in=Render.IN_FLIGHT).exists():
+                raise Busy() from None
+            render = existing
+            continue
+        return Render.objects.defer(*LIGHT).get(pk=render.pk)
+    raise QueueFull(settings.RENDER_QUEUE_MAX)
 
 
 def content(render: Render, field: str = "data") -> bytes:

@@ -2,7 +2,9 @@
 
 The render itself runs in child processes under PRINT_RENDER_TIMEOUT (pdf.run_many): one
 past its limit is killed and the render marked failed with the reason, and this worker
-goes on to its next job.
+goes on to its next job. A worker that dies mid-render (killed, its machine gone) leaves
+the render to another: the sweep (cards/workers.py) queues the task again and puts the
+render back to "queued" here.
 """
 
 import logging
@@ -10,6 +12,8 @@ import logging
 from django.db.models import F
 from django.tasks import task
 from django.utils import timezone
+
+from cards import workers
 
 from . import pdf
 from .render import render_spec
@@ -44,7 +48,7 @@ def _store_picture(render_id: int, spec: dict) -> str:
     return "done"
 
 
-@task()
+@task(queue_name=workers.INTERACTIVE, priority=workers.INTERACTIVE_PRIORITY)
 def render_task(render_id: int) -> str:
     claimed = Render.objects.filter(pk=render_id, status=Render.Status.QUEUED).update(
         status=Render.Status.RENDERING, started_at=timezone.now(), runs=F("runs") + 1
@@ -79,3 +83,19 @@ def render_task(render_id: int) -> str:
     # The clean-up runs after every render: the store only grows here.
     prune()
     return "done"
+
+
+@workers.on_reclaim(render_task)
+def _render_back_in_queue(render_id: int, *, final: bool) -> None:
+    """Its worker stopped mid-render: queue it for another, or, after MAX_ATTEMPTS workers
+    stopped on it, fail it with the reason (asking again queues it afresh)."""
+    rows = Render.objects.filter(pk=render_id, status__in=Render.IN_FLIGHT)
+    if final:
+        rows.update(
+            status=Render.Status.FAILED, finished_at=timezone.now(), spec=None,
+            error=f"{workers.MAX_ATTEMPTS} render workers stopped while rendering this",
+        )  # fmt: skip
+    else:
+        rows.filter(status=Render.Status.RENDERING).update(
+            status=Render.Status.QUEUED, started_at=None
+        )
