@@ -13,4 +13,8 @@ urlpatterns = [
     path("r/<str:code>/", views.render_status, name="print_render"),
     path("r/<str:code>/file", views.render_file, name="print_render_file"),
     path("c/<kind:kind>/<uuid:code>/portrait/", views.portrait_page, name="print_portrait"),
+    path("c/<kind:kind>/<uuid:code>/", views.cards_page, name="print_cards"),
+    # The cards' pictures, also drawn into every PDF under the same paths (deck.py).
+    path("art/<slug:slug>/<uuid:code>.svg", views.default_art, name="print_default_art"),
+    path("back-<str:style>.svg", views.card_back, name="print_card_back"),
 ]

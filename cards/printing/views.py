@@ -6,18 +6,19 @@ import base64
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.text import slugify
 from django.views.decorators.vary import vary_on_headers
 
+from cards.models import Type
 from cards.views import get_character_for_owner, get_character_for_viewer
 from memeyori_site.http import allow, require_safe
 from memeyori_site.ratelimit import requester
 
-from . import layout, store
+from . import art, layout, store
 from .deck import Face, character_faces
 from .forms import PortraitForm, PrintForm
 from .portraits import character_set_portrait
@@ -225,6 +226,42 @@ def render_file(request, code):
     return _file_response(job)
 
 
+@require_safe
+def cards_page(request, kind, code):
+    """A character's whole set on screen, as it prints: the Mastercard, every move card and
+    the back, with the PDF links. Anyone who may see the character may see its cards."""
+    character = get_character_for_viewer(request, kind, code)
+    faces = character_faces(character, screen=True)
+    return render(
+        request,
+        "print/cards.html",
+        {"character": character, "master": faces[0], "moves": faces[1:],
+         "is_owner": request.user.is_authenticated and character.owner_id == request.user.pk},
+    )  # fmt: skip
+
+
+@require_safe
+def default_art(request, slug, code):
+    """A character's generated Type art (art.py): a pattern from its Type's colour and its
+    code, nothing else, so it says no more than the page that links it."""
+    type_ = get_object_or_404(Type.objects.only("colour"), slug=slug)
+    response = HttpResponse(art.default_art_svg(code, type_.colour), content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+@require_safe
+def card_back(request, style):
+    """The designed card back (art.back_svg): every Type's colour, ink-light or solid."""
+    if style not in ("light", "solid"):
+        raise Http404
+    colours = list(Type.objects.values_list("colour", flat=True))
+    svg = art.back_svg(colours, solid=style == "solid")
+    response = HttpResponse(svg, content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=300"
+    return response
+
+
 @allow("GET", "POST")
 @login_required
 def portrait_page(request, kind, code):
@@ -255,7 +292,7 @@ def portrait_page(request, kind, code):
                 return redirect("print_portrait", kind=kind, code=code)
     else:
         form = PortraitForm(initial=initial)
-    faces = character_faces(character)[:1]
+    faces = character_faces(character, screen=True)[:1]
     return render(
         request,
         "print/portrait.html",
