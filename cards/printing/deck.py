@@ -458,3 +458,50 @@ def number_zones(faces: list[Face], first: int = 1) -> dict[int, tuple[str, int]
         zones.update((line, ("line", 0)) for line in face.lines)
         number = face.lines[-1] + 1
     return zones
+
+
+def pdf_filename(characters, *, party=None, what: str = "cards", extension: str = "pdf") -> str:
+    """A download named after what it holds (issue 21.9): the party, or the characters
+    ("emberpup-cards.pdf", "emberpup-and-puddlefrog-cards.pdf", "emberpup-and-3-more"),
+    then what it is. Only the slug's letters reach the Content-Disposition header."""
+    from django.utils.text import slugify
+
+    names = [party.name] if party is not None else []
+    extra = [c for c in characters if party is None or c not in party_characters(party)]
+    names += [c.name for c in extra]
+    slugs = [s for s in (slugify(n) for n in names) if s] or ["memeyori"]
+    if len(slugs) == 1:
+        stem = slugs[0]
+    elif len(slugs) == 2:
+        stem = f"{slugs[0]}-and-{slugs[1]}"
+    else:
+        stem = f"{slugs[0]}-and-{len(slugs) - 1}-more"
+    return f"{stem[:80]}-{what}.{extension}"
+
+
+def example_face() -> Face | None:
+    """The rules page's example Mastercard (the game's text opens with "Above is an
+    example of a Memeyori Mastercard"): the demo's first Memeyori, built in memory from
+    cards/data/demo.json with the Types as the database has them now, so its Weak to /
+    Strong against follow the live chart. None when the Types are not loaded."""
+    import json
+    import uuid
+
+    from cards.demo import DEMO_FILE
+    from cards.models import Card, Memeyori, Type
+
+    row = json.loads(DEMO_FILE.read_text(encoding="utf-8"))["memeyori"][0]
+    types = {t.name: t for t in Type.objects.all()}
+    if row["type"] not in types or any(c["type"] not in types for c in row["cards"]):
+        return None
+    attrs = {k: v for k, v in row.items() if k not in ("name", "type", "cards")}
+    character = Memeyori(
+        name=row["name"], type=types[row["type"]], code=uuid.uuid5(uuid.NAMESPACE_URL, row["name"]),
+        **attrs,
+    )  # fmt: skip
+    cards = [
+        Card(**{k: v for k, v in c.items() if k != "type"}, type=types[c["type"]])
+        for c in row["cards"]
+    ]
+    return Face("master", character=character, cards=cards, type_slug=character.type.slug,
+                screen=True, matchups=chart_for(character.type))  # fmt: skip

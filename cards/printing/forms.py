@@ -68,6 +68,15 @@ class PrintForm(forms.Form):
         party = self.parties.get(self.cleaned_data.get("party") or "")
         return party.back_image.url if party and party.back_image else ""
 
+    def filename(self) -> str:
+        """The PDF's name, after what it holds: the party and any other characters, and
+        "print-shop" when it is one card a page with bleed."""
+        from .deck import pdf_filename
+
+        party = self.parties.get(self.cleaned_data.get("party") or "")
+        what = "print-shop-cards" if self.cleaned_data.get("bleed") else "cards"
+        return pdf_filename(self.chosen(), party=party, what=what)
+
     def chosen(self) -> list:
         """The chosen characters, in order: the party's first, then the others once each."""
         from .deck import party_characters

@@ -10,7 +10,6 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
-from django.utils.text import slugify
 from django.views.decorators.vary import vary_on_headers
 
 from cards.models import Type
@@ -19,7 +18,7 @@ from memeyori_site.http import allow, require_safe
 from memeyori_site.ratelimit import requester
 
 from . import art, layout, store
-from .deck import Face, character_faces
+from .deck import Face, character_faces, pdf_filename
 from .forms import PortraitForm, PrintForm
 from .portraits import character_set_portrait
 from .render import TooManyCards, prepare
@@ -80,10 +79,12 @@ def _refused(request, error: store.Refused, template=WAITING_TEMPLATE):
     return response
 
 
-def _file_response(job: Render) -> HttpResponse:
+def _file_response(job: Render, filename: str = "") -> HttpResponse:
+    """The stored file, named as this request asked (the same cards may be stored under
+    another name: a party holding only Emberpup prints what Emberpup alone does)."""
     response = HttpResponse(store.content(job), content_type=job.content_type)
     disposition = "inline" if job.kind == Render.Kind.SHARE else "attachment"
-    response["Content-Disposition"] = f'{disposition}; filename="{job.filename}"'
+    response["Content-Disposition"] = f'{disposition}; filename="{filename or job.filename}"'
     return response
 
 
@@ -100,7 +101,7 @@ def serve_or_wait(request, *, kind: str, spec: dict, filename: str):
     except store.Refused as error:
         return _refused(request, error)
     if job.status == Render.Status.DONE:
-        return _file_response(job)
+        return _file_response(job, filename)
     context = _job_context(request, job, back=request.get_full_path())
     return render(request, WAITING_TEMPLATE, context, status=202)
 
@@ -123,7 +124,7 @@ def print_page(request):
                 kind=Render.Kind.SHEET,
                 spec=spec,
                 requester=requester(request),
-                filename="memeyori-cards.pdf",
+                filename=form.filename(),
                 again="again" in request.GET,
             )
         except TooManyCards as error:
@@ -162,7 +163,7 @@ def print_sheet(request):
         spec = prepare(faces, png_dpi=PREVIEW_DPI, **_sheet_options(form))
     except TooManyCards as error:
         return HttpResponse(str(error), status=400, content_type="text/plain")
-    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename="memeyori-cards.pdf")
+    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=form.filename())
 
 
 @require_safe
@@ -181,7 +182,7 @@ def mastercard_pdf(request, kind, code):
         request,
         kind=Render.Kind.MASTERCARD,
         spec=spec,
-        filename=f"{slugify(character.name) or 'mastercard'}.pdf",
+        filename=pdf_filename([character], what="mastercard"),
     )
 
 
@@ -199,7 +200,7 @@ def mastercard_png(request, kind, code):
         request,
         kind=Render.Kind.SHARE,
         spec=spec,
-        filename=f"{slugify(character.name) or 'card'}.png",
+        filename=pdf_filename([character], what="mastercard", extension="png"),
     )
 
 
@@ -241,11 +242,11 @@ def cards_page(request, kind, code):
 
 
 @require_safe
-def default_art(request, slug, code):
+def default_art(request, slug, seed):
     """A character's generated Type art (art.py): a pattern from its Type's colour and its
     code, nothing else, so it says no more than the page that links it."""
     type_ = get_object_or_404(Type.objects.only("colour"), slug=slug)
-    response = HttpResponse(art.default_art_svg(code, type_.colour), content_type="image/svg+xml")
+    response = HttpResponse(art.default_art_svg(seed, type_.colour), content_type="image/svg+xml")
     response["Cache-Control"] = "public, max-age=3600"
     return response
 

@@ -13,7 +13,7 @@ from memeyori_site.http import allow, require_post, require_safe
 
 from ..models import Table
 from ..printing.deck import character_faces
-from ..printing.layout import sheet_layout
+from ..printing.layout import PER_SHEET, sheet_layout
 from ..printing.render import TooManyCards, prepare
 from ..printing.store import Render
 from ..printing.views import serve_or_wait
@@ -76,10 +76,16 @@ def table_page(request, code):
         invite_url = request.build_absolute_uri(
             reverse("table_join", kwargs={"token": table.invite_token})
         )
+    sheet = None
+    if is_gm:
+        cards = services.shared_card_count(table)
+        sheets = -(-cards // PER_SHEET)
+        sheet = {"cards": cards, "sheets": sheets, "last": cards - PER_SHEET * (sheets - 1)}
     return render(
         request,
         "tables/table.html",
         {
+            "sheet": sheet,
             "table": table,
             "is_gm": is_gm,
             "members": members,
@@ -171,7 +177,7 @@ def table_print(request, code):
         return HttpResponse(str(error), status=400, content_type="text/plain")
     # Rendered by a task worker like every PDF (issue 10): stored, or a waiting page.
     name = slugify(title) or "table"
-    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=f"{name}.pdf")
+    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=f"{name}-cards.pdf")
 
 
 @allow("GET", "POST")
