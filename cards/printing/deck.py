@@ -309,7 +309,11 @@ class Face:
         then the labels of the grid beside it (`grid_text`), then whom the averages are
         against. A support card says what it heals instead."""
         if self.table.category == odds.SUPPORT:
-            return f"{self.dice_line}\n{self.versus_line}"
+            init = self.derived.initiative
+            return (
+                f"{self.dice_line}\n{self.versus_line}\n"
+                f"Acts at Initiative {init} + half its side's highest Aura (R9)"
+            )
         guard = self.table.guard
         return "\n".join([self.dice_line, "EVA", "lands", guard, "hit", "crit", self.versus_line])
 
