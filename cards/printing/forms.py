@@ -26,7 +26,10 @@ class PrintForm(forms.Form):
         required=False, label="Print-shop mode: one card per page with 3 mm bleed and crop marks"
     )
     back = forms.ChoiceField(
-        choices=[("light", "Ink-light: a thin frame on white"), ("solid", "Solid dark")],
+        choices=[
+            ("light", "Ink-light: the mark and every Type's colour on white"),
+            ("solid", "Solid dark"),
+        ],
         initial="light",
         required=False,
         label="Card backs",
