@@ -31,7 +31,7 @@ def default_art_svg(code, colour: str) -> str:
         b = digest[i * 4 : i * 4 + 4]
         x, y = 2 + b[0] % 19, 2 + b[1] % 25
         r = 3 + b[2] % 7
-        fill = (colour, light, dark)[b[3] % 3]
+        fill = colour if i == 0 else (colour, light, dark)[b[3] % 3]
         if b[3] % 2 == 0:
             points = f"{x},{y - r} {x + r},{y + r} {x - r},{y + r}"
             shapes.append(f'<polygon points="{points}" fill="{fill}"/>')
