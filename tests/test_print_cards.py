@@ -277,3 +277,30 @@ def test_the_rules_page_shows_the_mastercard_it_speaks_of(client, types):
     assert card < html.index("Above is an example of a Memeyori Mastercard")
     assert "Emberpup" in html[card : card + 3000]
     assert "style=" not in html
+
+
+def test_in_print_shop_mode_every_word_sits_3_mm_inside_the_trim(demo):
+    import pypdfium2
+
+    faces = character_faces(demo["pup"]) + character_faces(demo["vela"])[:1]
+    result = render_faces(faces, sheet=layout.sheet_layout("a4"), bleed=True)
+    document = pypdfium2.PdfDocument(result.pdf)
+    mm = 72 / 25.4
+    try:
+        assert len(document) == len(faces)
+        for page in document:
+            # The trim box: 63 x 88 mm inside the 3 mm bleed (in the page's own coordinates).
+            left, bottom, right, top = page.get_trimbox()
+            assert (right - left, top - bottom) == pytest.approx((63 * mm, 88 * mm), abs=0.1)
+            text = page.get_textpage()
+            boxes = [
+                text.get_charbox(i)
+                for i in range(text.count_chars())
+                if text.get_text_range(i, 1).strip()
+            ]
+            assert boxes
+            for x0, y0, x1, y1 in boxes:
+                assert x0 >= left + 3 * mm - 0.5 and x1 <= right - 3 * mm + 0.5, (x0, x1)
+                assert y0 >= bottom + 3 * mm - 0.5 and y1 <= top - 3 * mm + 0.5, (y0, y1)
+    finally:
+        document.close()
