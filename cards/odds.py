@@ -257,15 +257,11 @@ def card_at_the_table(
 
 
 def rough_percent(p: Fraction) -> str:
-    """A chance in a few characters, for a printed grid: never rounded to a certainty."""
+    """A chance in at most three digits, for a printed grid: whole percents, never rounded
+    to a certainty (a chance under 1% reads 1%, one over 99% reads 99%)."""
     if p in (0, 1):
         return f"{int(p) * 100}%"
-    value = float(p * 100)
-    if value >= 99.5:
-        return ">99%"
-    if value < 0.5:
-        return "<1%"
-    return f"{round(value)}%"
+    return f"{min(99, max(1, round(float(p * 100))))}%"
 
 
 EVASION_GRID = range(0, 9)

@@ -438,7 +438,18 @@ def character_faces(character: Character, *, screen: bool = False) -> list[Face]
             Face("move", character=character, card=card, cards=cards, type_slug=card.type.slug,
                  number=number, screen=screen, matchups=own, hits=chart(card.type))
         )  # fmt: skip
+    if screen:
+        for face in faces:
+            face.step = screen_step(face)
     return faces
+
+
+# The screen has no measuring pass (the PDF's fit.py loop), so its first guess is a safe one.
+SCREEN_FILL = 0.75
+
+
+def screen_step(face: Face) -> int:
+    return fit.estimate_step(face.kind, face.paragraphs(), fill=SCREEN_FILL)
 
 
 def party_characters(party: Party) -> list[Character]:
@@ -507,5 +518,7 @@ def example_face() -> Face | None:
         Card(**{k: v for k, v in c.items() if k != "type"}, type=types[c["type"]])
         for c in row["cards"]
     ]
-    return Face("master", character=character, cards=cards, type_slug=character.type.slug,
+    face = Face("master", character=character, cards=cards, type_slug=character.type.slug,
                 screen=True, matchups=chart_for(character.type))  # fmt: skip
+    face.step = screen_step(face)
+    return face

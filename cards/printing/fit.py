@@ -51,14 +51,15 @@ class Zone:
     paragraphs: tuple[str, ...]
 
 
-def estimate_step(kind: str, paragraphs: tuple[str, ...] | list[str]) -> int:
-    """The largest step at which the text probably fits, by counting characters."""
+def estimate_step(kind: str, paragraphs: tuple[str, ...] | list[str], fill: float = 0.9) -> int:
+    """The largest step at which the text probably fits, by counting characters. The
+    screen, which has no second pass, asks for a smaller `fill` to be safe."""
     for step, size in enumerate(STEPS[kind]):
         width_mm, height_mm = ROOMIER.get((kind, step), ZONES[kind])
         per_line = max(1, int(width_mm * PT_PER_MM / (EM_PER_CHAR * size)))
         lines = sum(max(1, math.ceil(len(p) / per_line)) for p in paragraphs)
         # Leave a tenth spare: the check after layout catches the rest.
-        if lines * size * LINE_HEIGHT <= height_mm * PT_PER_MM * 0.9:
+        if lines * size * LINE_HEIGHT <= height_mm * PT_PER_MM * fill:
             return step
     return len(STEPS[kind]) - 1
 
