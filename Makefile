@@ -60,6 +60,9 @@ run: $(VENV)/.installed
 	$(MANAGE) runserver 127.0.0.1:$(RUN_PORT)
 
 # Production-like, on loopback only: debug off, gunicorn workers, whitenoise static files.
+# gunicorn's asgi workers run memeyori_site/asgi.py: pages in a few threads per worker, with
+# persistent database connections, and live streams on the event loop, holding no thread.
+# No control socket: two instances on one machine would otherwise share one path.
 # Plain HTTP on 127.0.0.1, so the HTTPS-only settings are relaxed here and only here.
 SERVE_PORT ?= 8000
 SERVE_WORKERS ?= 4
@@ -83,8 +86,10 @@ serve: $(VENV)/.installed $(VENV)/secret-key
 	for n in $$(seq 1 $(SERVE_TASK_WORKERS)); do \
 	  $(SERVE_ENV) nice -n 10 $(MANAGE) db_worker --no-reload --interval 0.25 & workers="$$workers $$!"; \
 	done; \
-	$(SERVE_ENV) $(VENV)/bin/gunicorn memeyori_site.wsgi --bind 127.0.0.1:$(SERVE_PORT) \
-		--workers $(SERVE_WORKERS) --access-logfile - --timeout 60
+	$(SERVE_ENV) DATABASE_CONN_MAX_AGE=$${DATABASE_CONN_MAX_AGE:-600} \
+		$(VENV)/bin/gunicorn memeyori_site.asgi --worker-class asgi \
+		--bind 127.0.0.1:$(SERVE_PORT) --workers $(SERVE_WORKERS) --access-logfile - \
+		--timeout 60 --no-control-socket
 
 load: $(VENV)/.installed-test $(VENV)/secret-key
 	$(VPY) -m tests.bench.load

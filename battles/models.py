@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from .engine.battle import ENGINE_VERSION
 from .engine.policies import POLICIES
+from .engine.words import plural
 
 POLICY_CHOICES = [(name, name) for name in POLICIES]
 
@@ -76,13 +77,13 @@ class Battle(models.Model):
     @property
     def result_text(self) -> str:
         if self.winner is None:
-            return f"Draw after {self.rounds} rounds"
+            return f"Draw after {self.rounds_text}"
         name = self.name_a if self.winner == 0 else self.name_b
-        return f"{name} wins in {self.rounds} rounds"
+        return f"{name} wins in {self.rounds_text}"
 
     @property
     def rounds_text(self) -> str:
-        return f"{self.rounds} round" + ("" if self.rounds == 1 else "s")
+        return plural(self.rounds, "round")
 
     @property
     def preview_text(self) -> str:

@@ -1,12 +1,14 @@
 """Battle writes: small keyword-only functions, each one transaction."""
 
 import secrets
+import uuid
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
 from cards.models import Memeyori, Party, Table, TableMembership, visible_to
+from memeyori_site import live
 
 from .engine.battle import ENGINE_VERSION
 from .engine.run import simulate
@@ -15,6 +17,17 @@ from .models import Battle, BattleVisibility, Growth, Presentation, new_share_to
 from .snapshot import battle_snapshot
 
 SEED_MAX = 2**32 - 1
+
+
+def battle_channel(battle: Battle) -> str:
+    """The live channel of a battle: its presentation moved, started or stopped, or who may
+    watch it changed (memeyori_site/live.py)."""
+    return channel_for_code(battle.code)
+
+
+def channel_for_code(code) -> str:
+    # The database hands a UUID back as an object or as 32 hex digits: one spelling here.
+    return f"battle:{uuid.UUID(str(code))}"
 
 
 def random_seed() -> int:
@@ -138,38 +151,55 @@ def battle_count_for_growth(*, battle: Battle, by) -> Battle:
     return battle
 
 
-def _apply_growth(*, battle: Battle) -> list[dict]:
-    """R10 on the live rows of the table's members: each owner's own Memeyori grow."""
+def _growth_targets(battle: Battle, *, lock: bool):
+    """(grant, the live Memeyori it raises or None) for each Rank R10 grants: a Memeyori
+    grows if its owner sits at the table and it is below Rank 6; each one once."""
     snap, log = battle.snapshot, battle.log
     codes = {}
     for letter, side in zip("AB", snap["sides"], strict=True):
         for n, row in enumerate(side["memeyori"], start=1):
             codes[f"{letter}{n}"] = row["code"]
     members = TableMembership.objects.filter(table_id=battle.table_id).values("user")
-    applied = []
+    rows = Memeyori.objects.select_for_update() if lock else Memeyori.objects.all()
     done = set()
     for grant in log["result"]["growth"]:
         code = codes.get(grant["combatant"])
         if code in done:
             continue
         done.add(code)
-        live = (
-            Memeyori.objects.select_for_update()
-            .filter(code=code, owner__in=members, rank__lt=6)
-            .first()
-        )
-        if live is None:
+        yield grant, rows.filter(code=code, owner__in=members, rank__lt=6).first()
+
+
+def growth_preview(battle: Battle) -> tuple[list[str], list[str]]:
+    """What counting this battle would do now: the Ranks gained, and the grants that change
+    nothing (the owner left the table, or the Memeyori is at Rank 6)."""
+    names = {c["id"]: c["name"] for side in battle.log["sides"] for c in side["combatants"]}
+    gains, none = [], []
+    for grant, row in _growth_targets(battle, lock=False):
+        name = names.get(grant["combatant"], grant["combatant"])
+        if row is None:
+            none.append(f"{name}: no Rank (its owner does not sit at the table, or it is Rank 6)")
+        else:
+            gains.append(f"{row.name}: Rank {row.rank} -> {row.rank + 1}")
+    return gains, none
+
+
+def _apply_growth(*, battle: Battle) -> list[dict]:
+    """R10 on the row rows of the table's members: each owner's own Memeyori grow."""
+    applied = []
+    for _grant, row in _growth_targets(battle, lock=True):
+        if row is None:
             continue
-        Memeyori.objects.filter(pk=live.pk).update(rank=F("rank") + 1)
+        Memeyori.objects.filter(pk=row.pk).update(rank=F("rank") + 1)
         Growth.objects.create(
             battle=battle,
-            memeyori=live,
-            owner_id=live.owner_id,
-            rank_before=live.rank,
-            rank_after=live.rank + 1,
+            memeyori=row,
+            owner_id=row.owner_id,
+            rank_before=row.rank,
+            rank_after=row.rank + 1,
         )
         applied.append(
-            {"memeyori": str(live.code), "rank_before": live.rank, "rank_after": live.rank + 1}
+            {"memeyori": str(row.code), "rank_before": row.rank, "rank_after": row.rank + 1}
         )
     return applied
 
@@ -186,6 +216,7 @@ def battle_set_visibility(*, battle: Battle, visibility: str) -> Battle:
         elif not battle.share_token:
             battle.share_token = new_share_token()
         battle.save(update_fields=["visibility", "share_token"])
+        live.publish(battle_channel(battle))  # followers who may no longer watch stop
     return battle
 
 
@@ -202,6 +233,7 @@ def battle_share_regenerate(*, battle: Battle) -> Battle:
     with transaction.atomic():
         battle.share_token = new_share_token()
         battle.save(update_fields=["share_token"])
+        live.publish(battle_channel(battle))
     return battle
 
 
@@ -210,7 +242,21 @@ def battle_share_revoke(*, battle: Battle) -> Battle:
     with transaction.atomic():
         battle.share_token = None
         battle.save(update_fields=["share_token"])
+        live.publish(battle_channel(battle))
     return battle
+
+
+def presentation_lead(battle: Battle) -> int:
+    """Who may take over a running presentation: the table's GM, or away from a table the
+    battle's owner."""
+    return battle.table.gm_id if battle.table_id else battle.owner_id
+
+
+def may_take_over(battle: Battle, presentation: Presentation | None, user) -> bool:
+    """Whether `user` may start presenting now (a control shows only then, issue 21.3)."""
+    if not may_present(battle, user):
+        return False
+    return presentation is None or user.pk in (presentation.presenter_id, presentation_lead(battle))
 
 
 def may_present(battle: Battle, user) -> bool:
@@ -235,11 +281,11 @@ def presentation_start(
         raise ValidationError("Only the owner or a member of the battle's table can present it.")
     with transaction.atomic():
         current = Presentation.objects.select_for_update().filter(battle=battle).first()
-        lead = battle.table.gm_id if battle.table_id else battle.owner_id
-        if current and by.pk not in (current.presenter_id, lead):
+        if current and by.pk not in (current.presenter_id, presentation_lead(battle)):
             raise ValidationError(f"{current.presenter.username} is presenting this battle.")
         if current:
             current.delete()
+        live.publish(battle_channel(battle))
         return Presentation.objects.create(
             battle=battle, presenter=by, round=round_no, step=step, version=1,
             html=html, html_shared=html_shared,
@@ -247,22 +293,24 @@ def presentation_start(
 
 
 def presentation_move(*, battle: Battle, by, round_no: int, step: int, html: str, html_shared: str):
-    """The presenter's new step: followers see it on their next poll."""
+    """The presenter's new step: pushed to streaming followers, and polls see it next."""
     with transaction.atomic():
         moved = Presentation.objects.filter(battle=battle, presenter=by).update(
             round=round_no, step=step, version=F("version") + 1, html=html,
             html_shared=html_shared,
         )  # fmt: skip
+        if moved:
+            live.publish(battle_channel(battle))
     if not moved:
         raise ValidationError("You are not presenting this battle.")
 
 
 def presentation_stop(*, battle: Battle, by) -> None:
-    lead = battle.table.gm_id if battle.table_id else battle.owner_id
     with transaction.atomic():
         current = Presentation.objects.filter(battle=battle).first()
         if current is None:
             return
-        if by.pk not in (current.presenter_id, lead):
+        if by.pk not in (current.presenter_id, presentation_lead(battle)):
             raise ValidationError(f"{current.presenter.username} is presenting this battle.")
         current.delete()
+        live.publish(battle_channel(battle))

@@ -8,6 +8,7 @@ from django.urls import reverse
 from .engine import log as text
 from .engine.odds import attack_odds
 from .engine.state import frame_end, state_at
+from .engine.words import percent, plural
 
 DIE_CLASSES = {1: "glitch", 2: "blank", 3: "blank", 4: "hit", 5: "hit", 6: "hit explode"}
 
@@ -51,12 +52,14 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
     first = frames[round_no]["first_event"]
     end = frame_end(frames, round_no, len(log["events"]))
     round_events = log["events"][first:end]
+    landed = hp_change(round_events[step - 1]) if step else {}
 
     def combatant(cid):
         c = records[cid]
         t = types.get(c["type"], {})
         hp = state["hp"][cid]
         return {
+            **hp_bar(hp, c["max_hp"], landed.get(cid)),
             "id": cid,
             "name": c["name"],
             "kind": c["kind"],
@@ -66,8 +69,6 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
             "portrait": _portrait_url(c),
             "hp": hp,
             "max_hp": c["max_hp"],
-            "low": c["max_hp"] // 4,
-            "high": c["max_hp"] // 2,
             "status": state["status"][cid],
             "rank": c.get("rank"),
         }
@@ -106,9 +107,9 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
             row["explosive_dice"] = _dice(event["explosive_dice"], attack=False)
             row["evasion_dice"] = _dice(event["evasion_dice"], attack=False)
             row["odds"] = {
-                "land": text.percent(odds.p_land),
-                "critical": text.percent(odds.p_critical),
-                "complication": text.percent(odds.p_complication),
+                "land": percent(odds.p_land),
+                "critical": percent(odds.p_critical),
+                "complication": percent(odds.p_complication),
             }
         if event["kind"] == "damage":
             row["formula"] = text.damage_formula(event)
@@ -123,6 +124,7 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
     return {
         "round": round_no,
         "step": step,
+        "now": events[step - 1]["text"] if step else "",
         "length": len(round_events),
         "last_round": len(frames) - 1,
         "sides": sides,
@@ -132,6 +134,32 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
         "growth": growth if state["ended"] else [],
         "winner": state["winner"],
         "winner_name": side_names[state["winner"]] if state["winner"] is not None else None,
+    }
+
+
+def hp_change(event: dict) -> dict[str, int]:
+    """The HP this event moves: {combatant: HP before}. In a /2 log a group's damage and
+    heals land together at its `apply` event; a /1 log changes HP at each one."""
+    if event["kind"] == "apply":
+        return {event["combatant"]: event["hp_before"]}
+    if event["kind"] in ("damage", "heal") and "hp_after" in event:
+        return {event["target"]: event["hp_before"]}
+    return {}
+
+
+def hp_bar(hp: int, max_hp: int, before: int | None) -> dict:
+    """What an HP bar draws: the fill's width, its colour band (low up to a quarter, high
+    past half), and what this step took off or gave back."""
+    share = 100 * hp / max_hp if max_hp else 0
+    band = "high" if hp > max_hp // 2 else ("mid" if hp > max_hp // 4 else "low")
+    delta = hp - before if before is not None else 0
+    lost = 100 * -delta / max_hp if delta < 0 and max_hp else 0
+    return {
+        "hp_width": f"{share:.1f}",
+        "hp_band": band,
+        "delta": delta,
+        "delta_text": f"+{delta}" if delta > 0 else (f"\u2212{-delta}" if delta else ""),
+        "lost_width": f"{lost:.1f}" if lost else "",
     }
 
 
@@ -156,7 +184,8 @@ def _summary(events, names, side_names) -> list[str]:
         elif e["kind"] == "ko":
             kos.append(names[e["combatant"]])
     lines = [
-        f"{side_names[i]}: {dealt[i]} damage dealt, {healed[i]} healed, {crits[i]} critical(s)."
+        f"{side_names[i]}: {dealt[i]} damage dealt, {healed[i]} healed,"
+        f" {plural(crits[i], 'critical hit')}."
         for i in (0, 1)
     ]
     if kos:

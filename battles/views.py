@@ -1,8 +1,14 @@
 import contextlib
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from urllib.parse import urlencode
 
+from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.http import (
@@ -17,9 +23,12 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
 
-from cards.models import visible_to
+from cards.models import TableMembership, visible_to
 from cards.printing import store
-from memeyori_site.http import allow, require_post, require_safe
+from memeyori_site import live
+from memeyori_site.confirm import confirm_page
+from memeyori_site.errors import DeadLink, error_page
+from memeyori_site.http import allow, noindex, require_post, require_safe
 from memeyori_site.ratelimit import requester
 
 from . import og, viewer
@@ -32,7 +41,11 @@ from .services import (
     battle_set_visibility,
     battle_share_regenerate,
     battle_share_revoke,
+    channel_for_code,
+    growth_call_refusal,
+    growth_preview,
     may_present,
+    may_take_over,
     presentation_move,
     presentation_start,
     presentation_stop,
@@ -44,11 +57,26 @@ LIST_FIELDS = (
 )  # fmt: skip
 
 
+# A battle's log, frames and snapshot are written once, when it is run, and never change,
+# so each web process keeps the parsed JSON of the battles it served lately. Who may see a
+# battle is still decided on every request, from its small row, before any of it is used.
+CONTENT = ("log", "frames", "snapshot")
+
+
+@lru_cache(maxsize=64)
+def _content(code) -> tuple:
+    return Battle.objects.values_list(*CONTENT).get(code=code)
+
+
+def _with_content(battle: Battle) -> Battle:
+    battle.log, battle.frames, battle.snapshot = _content(battle.code)
+    return battle
+
+
 def _get_battle_for_user(request, code) -> Battle:
     """The one ownership helper: the owner's battles, and public ones; else a 404."""
-    return get_object_or_404(
-        Battle.objects.filter(visible_to(request.user, at_table=True)), code=code
-    )
+    rows = Battle.objects.filter(visible_to(request.user, at_table=True)).defer(*CONTENT)
+    return _with_content(get_object_or_404(rows, code=code))
 
 
 def _get_owned_battle(request, code) -> Battle:
@@ -60,11 +88,18 @@ def _get_shared_battle(token: str) -> Battle:
     battle = (
         Battle.objects.filter(share_token=token)
         .exclude(visibility=BattleVisibility.PRIVATE)
+        .defer(*CONTENT)
         .first()
     )
     if battle is None or not token:
-        raise Http404
-    return battle
+        raise DeadLink(
+            "This share link no longer works",
+            "Whoever shared this battle has revoked the link, made a new one, or made the "
+            "battle private. Ask them for a new link.",
+            action_url=reverse("battle_public"),
+            action_label="See the public battles",
+        )
+    return _with_content(battle)
 
 
 @require_safe
@@ -137,7 +172,15 @@ def viewer_context(battle: Battle, base_url: str, round_no, step) -> dict:
 def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
     form = ViewerForm(request.GET)
     if not form.is_valid():
-        return HttpResponseBadRequest("round and step must be whole numbers, 0 or more.")
+        return error_page(
+            request,
+            400,
+            title="That step is not in this battle",
+            message="The link names a round or a step this battle cannot show: both are "
+            "whole numbers, 0 or more. Open the battle at its start and step from there.",
+            action_url=base_url,
+            action_label="Open the battle at its start",
+        )
     context = viewer_context(
         battle, base_url, form.cleaned_data["round"], form.cleaned_data["step"]
     )
@@ -162,6 +205,8 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
         ),
         "presentation": presentation,
         "can_present": not shared and may_present(battle, request.user),
+        # Only someone the service would let start now sees the start control (21.3).
+        "can_take_over": not shared and may_take_over(battle, presentation, request.user),
         "is_presenter": (
             not shared and presentation is not None and presentation.presenter_id == request.user.pk
         ),
@@ -184,6 +229,7 @@ def battle_page(request, code):
 
 
 @require_safe
+@noindex
 @vary_on_headers("HX-Request")
 def shared_page(request, token):
     battle = _get_shared_battle(token)
@@ -202,6 +248,7 @@ def battle_log(request, code):
 
 
 @require_safe
+@noindex
 def shared_log(request, token):
     return _log_response(_get_shared_battle(token))
 
@@ -247,18 +294,47 @@ def battle_og(request, code):
 
 
 @require_safe
+@noindex
 def shared_og(request, token):
     return _og_response(request, _get_shared_battle(token), shared=True)
 
 
-@require_post
+def _ask_about_link(request, battle: Battle, action: str):
+    """Revoking or replacing a live share link breaks it for everyone who has it: ask."""
+    if not battle.share_url():
+        return redirect(battle)  # no live link: nothing to lose
+    new = action == "regenerate"
+    return confirm_page(
+        request,
+        question="Make a new share link?" if new else "Revoke the share link?",
+        consequences=[
+            "The link you shared stops working for everyone who has it, and anyone "
+            "following a presentation through it stops following.",
+            "Send the new link to whoever should still watch."
+            if new
+            else "You can make a new link later; the old one never works again.",
+        ],
+        action_url=request.path,
+        fields={"action": action},
+        button="Make a new link" if new else "Revoke the link",
+        cancel_url=battle.get_absolute_url(),
+        cancel_label="Keep the link",
+    )
+
+
+@allow("GET", "POST")
 @login_required
 def battle_share(request, code):
+    """The owner's sharing settings. Revoking or replacing the link asks first (GET)."""
     battle = _get_owned_battle(request, code)
-    form = ShareForm(request.POST)
+    form = ShareForm(request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("Unknown share action.")
     action = form.cleaned_data["action"]
+    if request.method != "POST":
+        if action not in ("regenerate", "revoke"):
+            return redirect(battle)
+        return _ask_about_link(request, battle, action)
     if action == "visibility":
         try:
             battle_set_visibility(battle=battle, visibility=form.cleaned_data["visibility"])
@@ -281,13 +357,32 @@ def battle_share(request, code):
     return redirect(battle)
 
 
-@require_post
+@allow("GET", "POST")
 @login_required
 def battle_growth(request, code):
-    """The table's GM makes a battle at the table count for growth (R10)."""
+    """The table's GM makes a battle at the table count for growth (R10). It cannot be
+    undone, so GET asks first, naming the Ranks it grants; only POST applies them."""
     battle = get_object_or_404(
         Battle.objects.select_related("table"), code=code, table__gm=request.user
     )
+    if request.method != "POST":
+        gains, none = growth_preview(battle)
+        return confirm_page(
+            request,
+            question="Count this battle for growth?",
+            consequences=[
+                "These Memeyori gain a Rank in their owners' collections (R10):"
+                if gains
+                else "No Memeyori gains a Rank from it (R10); it is only marked as counted.",
+            ],
+            items=gains + none,
+            closing="It cannot be undone.",
+            action_url=request.path,
+            button="Count it for growth",
+            cancel_url=battle.get_absolute_url(),
+            cancel_label="Back to the battle",
+            refusal=growth_call_refusal(battle, request.user) or "",
+        )
     try:
         battle = battle_count_for_growth(battle=battle, by=request.user)
     except ValidationError as e:
@@ -332,11 +427,14 @@ def battle_present(request, code):
     round_no, step = viewer.clamp_position(
         battle.log, battle.frames, form.cleaned_data["round"], form.cleaned_data["step"]
     )
+    # Messages go beside the present controls (the page opens there), not at the top of
+    # the page, out of view (issue 21.3); base.html leaves "in-place" ones to the page.
+    here = {"extra_tags": "in-place"}
     try:
         if action == "stop":
             presentation_stop(battle=battle, by=request.user)
             if not request.htmx:
-                messages.success(request, "You stopped presenting.")
+                messages.success(request, "You stopped presenting.", **here)
         else:
             html, html_shared = _presented_html(battle, round_no, step)
             service = presentation_start if action == "start" else presentation_move
@@ -345,77 +443,182 @@ def battle_present(request, code):
                 html_shared=html_shared,
             )  # fmt: skip
             if action == "start" and not request.htmx:
-                messages.success(request, "You are presenting: followers see your step.")
+                messages.success(request, "You are presenting: followers see your step.", **here)
     except ValidationError as e:
         if request.htmx:
             return HttpResponse("; ".join(e.messages), status=409, content_type="text/plain")
-        messages.error(request, "; ".join(e.messages))
+        messages.error(request, "; ".join(e.messages), **here)
     if request.htmx:
         return HttpResponse(status=204)
-    return redirect(f"{battle.get_absolute_url()}?round={round_no}&step={step}")
+    return redirect(f"{battle.get_absolute_url()}?round={round_no}&step={step}#present")
 
 
-def _follow_answer(presentation, token_field: str, shared: bool) -> JsonResponse:
+# A poll or stream URL names its holder, signed: the signed-in user who asked (or a
+# visitor), or the share link they came through. Each answer checks that this holder could
+# open the battle now (issue 18.7), with no session read: a token copied out of a page
+# works only while the person it was given to could still watch.
+HOLDER_SALT = "battles.presented.holder"
+_signer = signing.Signer(salt=HOLDER_SALT)
+
+
+def _share_digest(share_token: str) -> str:
+    return hashlib.sha256(share_token.encode()).hexdigest()[:24]
+
+
+def _holder(request, battle: Battle, shared: bool) -> str:
+    if shared:
+        return "s" + _share_digest(battle.share_token)
+    return f"u{request.user.pk}" if request.user.is_authenticated else "a"
+
+
+def _follow_answer(request, battle: Battle, shared: bool) -> JsonResponse:
+    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
     if presentation is None:
         return JsonResponse({"poll": None})
-    url = reverse("battle_presented", kwargs={"token": getattr(presentation, token_field)})
-    return JsonResponse({"poll": url, "presenter": presentation.presenter.username})
+    token = presentation.token_shared if shared else presentation.token
+    query = "?" + urlencode({"as": _signer.sign(_holder(request, battle, shared))})
+    return JsonResponse(
+        {
+            "poll": reverse("battle_presented", kwargs={"token": token}) + query,
+            "stream": reverse("battle_presented_stream", kwargs={"token": token}) + query,
+            "presenter": presentation.presenter.username,
+        }
+    )
 
 
 @require_safe
 def battle_follow(request, code):
     """Where a member polls the presented step (a token that dies with the presentation)."""
-    battle = _get_battle_for_user(request, code)
-    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
-    return _follow_answer(presentation, "token", shared=False)
+    return _follow_answer(request, _get_battle_for_user(request, code), shared=False)
 
 
 @require_safe
+@noindex
 def shared_follow(request, token):
-    battle = _get_shared_battle(token)
-    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
-    return _follow_answer(presentation, "token_shared", shared=True)
+    return _follow_answer(request, _get_shared_battle(token), shared=True)
 
 
-def _poll_sql() -> tuple[str, str]:
+def _presented_sql() -> tuple[str, str]:
     """The poll's two statements, written out once: followers ask tens of times a second,
-    and building the ORM's SQL each time costs more than running it."""
+    and building the ORM's SQL each time costs more than running it. The first also says
+    whether the holder sits at the battle's table."""
     qn = connection.ops.quote_name
     p, b = qn(Presentation._meta.db_table), qn(Battle._meta.db_table)
+    m = qn(TableMembership._meta.db_table)
     head = (
         f"SELECT p.{qn('id')}, p.{qn('version')}, p.{qn('token')}, b.{qn('share_token')}, "
-        f"b.{qn('visibility')} FROM {p} p JOIN {b} b ON b.{qn('id')} = p.{qn('battle_id')} "
+        f"b.{qn('visibility')}, b.{qn('owner_id')}, b.{qn('code')}, "
+        f"EXISTS(SELECT 1 FROM {m} m WHERE m.{qn('table_id')} = b.{qn('table_id')} "
+        f"AND m.{qn('user_id')} = %s) "
+        f"FROM {p} p JOIN {b} b ON b.{qn('id')} = p.{qn('battle_id')} "
         f"WHERE p.{qn('token')} = %s OR p.{qn('token_shared')} = %s"
     )
     body = f"SELECT {qn('html')}, {qn('html_shared')} FROM {p} WHERE {qn('id')} = %s"
     return head, body
 
 
+@dataclass(frozen=True)
+class Presented:
+    pk: int
+    etag: str
+    shared: bool
+    channel: str
+
+
+def _presented(cursor, token: str, signed_holder: str) -> Presented | None:
+    """The presentation behind a poll token, if its holder could open the battle now."""
+    try:
+        holder = _signer.unsign(signed_holder)
+    except signing.BadSignature:
+        return None
+    user_id = int(holder[1:]) if holder.startswith("u") and holder[1:].isdigit() else None
+    head, _ = _presented_sql()
+    cursor.execute(head, [user_id, token, token])
+    row = cursor.fetchone()
+    if not token or row is None:
+        return None
+    pk, version, member_token, share_token, visibility, owner_id, code, at_table = row
+    shared = member_token != token
+    if shared:
+        # Through the share link it was given by, while that link still works.
+        allowed = (
+            bool(share_token)
+            and visibility != BattleVisibility.PRIVATE
+            and holder == "s" + _share_digest(share_token)
+        )
+    else:
+        # As the battle's own page decides: public, or its owner, or one of its table.
+        allowed = visibility == BattleVisibility.PUBLIC or (
+            user_id is not None and (owner_id == user_id or bool(at_table))
+        )
+    if not allowed:
+        return None
+    etag = f'"{version}{"s" if shared else "m"}"'
+    return Presented(pk=pk, etag=etag, shared=shared, channel=channel_for_code(code))
+
+
+def _presented_step_html(cursor, presented: Presented) -> str:
+    cursor.execute(_presented_sql()[1], [presented.pk])
+    html, html_shared = cursor.fetchone() or ("", "")
+    return html_shared if presented.shared else html
+
+
 @require_safe
+@noindex
 def battle_presented(request, token):
-    """The followers' poll, built to be cheap: one small query and a 304 while the
-    presenter has not moved; the step's HTML was rendered once, when the presenter moved.
-    No session is read, so a poll costs no more than its queries."""
-    head, body = _poll_sql()
+    """The followers' poll (when no stream can be held), built to be cheap: one small
+    query and a 304 while the presenter has not moved; the step's HTML was rendered once,
+    when the presenter moved. No session is read."""
     with connection.cursor() as cursor:
-        cursor.execute(head, [token, token])
-        row = cursor.fetchone()
-        if not token or row is None:
+        presented = _presented(cursor, token, request.GET.get("as", ""))
+        if presented is None:
             raise Http404
-        pk, version, member_token, share_token, visibility = row
-        shared = member_token != token
-        if shared and (not share_token or visibility == BattleVisibility.PRIVATE):
-            raise Http404  # the share link was revoked: its followers stop with it
-        etag = f'"{version}{"s" if shared else "m"}"'
-        if request.headers.get("If-None-Match") == etag:
+        if request.headers.get("If-None-Match") == presented.etag:
             response = HttpResponseNotModified()
         else:
-            cursor.execute(body, [pk])
-            html, html_shared = cursor.fetchone() or ("", "")
-            response = HttpResponse(html_shared if shared else html)
-    response["ETag"] = etag
+            response = HttpResponse(_presented_step_html(cursor, presented))
+    response["ETag"] = presented.etag
     response["Cache-Control"] = "private, no-cache"
     return response
+
+
+@dataclass(frozen=True)
+class PresentedFeed:
+    """A follower's stream of the presented step (memeyori_site/live.py)."""
+
+    token: str
+    signed_holder: str
+    channel: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.token}|{self.signed_holder}"
+
+    def read(self) -> live.Event | None:
+        with connection.cursor() as cursor:
+            presented = _presented(cursor, self.token, self.signed_holder)
+            if presented is None or presented.channel != self.channel:
+                return None
+            return live.Event(id=presented.etag, data=_presented_step_html(cursor, presented))
+
+
+def _open_feed(token: str, signed_holder: str):
+    with connection.cursor() as cursor:
+        presented = _presented(cursor, token, signed_holder)
+    if presented is None:
+        return None, None
+    feed = PresentedFeed(token, signed_holder, presented.channel)
+    return feed, feed.read()
+
+
+@require_safe
+async def battle_presented_stream(request, token):
+    """The followers' stream: each step pushed as it is presented (Server-Sent Events),
+    for as long as the holder could open the battle."""
+    feed, first = await sync_to_async(_open_feed)(token, request.GET.get("as", ""))
+    if feed is None or first is None:
+        raise Http404
+    return await live.stream(request, feed, first)
 
 
 @require_safe

@@ -46,6 +46,28 @@ def _number_field(label: str, low: int, high: int, *, required=True, help_text="
     )
 
 
+class LimitsShown:
+    """Text fields say how long they may be and refuse a longer value with a message by the
+    field. No maxlength attribute: a browser silently cuts a paste at it (issue 21.9), so
+    the limit rides in data-limit for static/js/limits.js to count against."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, field in self.fields.items():
+            limit = getattr(field, "max_length", None)
+            if not isinstance(field, forms.CharField) or not limit or field.widget.is_hidden:
+                continue
+            field.widget.attrs.pop("maxlength", None)
+            field.widget.attrs["data-limit"] = limit
+            label = field.label or name.replace("_", " ").capitalize()
+            field.error_messages["max_length"] = (
+                f"{label} can be at most {limit} characters; this one has %(show_value)d."
+                " Shorten it."
+            )
+            shown = f"At most {limit} characters."
+            field.help_text = f"{field.help_text} {shown}" if field.help_text else shown
+
+
 class TypeChoiceField(forms.ModelChoiceField):
     """A Type picker that can check against Types the view has already loaded.
 
@@ -88,7 +110,7 @@ class ShownPortrait:
         return self.name.rpartition("/")[2]
 
 
-class CharacterForm(forms.ModelForm):
+class CharacterForm(LimitsShown, forms.ModelForm):
     """The builder's form for a Memeyori or an Archon (R1, R2).
 
     The live stats endpoint validates with this same form, so the panel and the save
@@ -232,7 +254,7 @@ class SearchForm(forms.Form):
     )
 
 
-class CardForm(forms.ModelForm):
+class CardForm(LimitsShown, forms.ModelForm):
     """Every R7 field of a card."""
 
     class Meta:
@@ -274,7 +296,7 @@ class CardForm(forms.ModelForm):
         self.fields["type"].empty_label = None
 
 
-class PartyForm(forms.ModelForm):
+class PartyForm(LimitsShown, forms.ModelForm):
     """R8: an Archon, up to six Memeyori in slot order, the Party Level and its DP."""
 
     class Meta:

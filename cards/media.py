@@ -1,4 +1,9 @@
-"""Portrait files on disk: who owns which, and removing them without touching anyone else's.
+"""Portrait files in storage: who owns which, and removing them without touching anyone else's.
+
+Every read and write goes through Django's storage (`storages["default"]`: a folder, or an
+S3-compatible object store, settings.MEDIA_STORAGE), never a path, so web machines and task
+workers need no shared disk. A name is written once and never again (each carries a
+random token), so a name stands for its content (the print store's key relies on it).
 
 Every character owns its own files (a duplicate gets copies, never shared names). Even so,
 a file is deleted only when no character row names it any more, so an old row that
@@ -53,6 +58,14 @@ def delete_on_commit(names, storage=default_storage) -> None:
         transaction.on_commit(lambda: delete_unreferenced(names, storage), robust=True)
 
 
+def print_asset_url(name: str) -> str:
+    """How a print document names a media file: the renderer is handed the file's bytes,
+    read from storage (cards/printing/render.py), so this names no server or folder."""
+    from cards.printing.pdf import MEDIA_PREFIX
+
+    return MEDIA_PREFIX + name if name else ""
+
+
 def copy_portrait_files(source, target) -> list[str]:
     """Give `target` its own copies of `source`'s portrait files (not saved); returns the
     new names so the caller can remove them if its transaction fails."""
@@ -71,7 +84,10 @@ def copy_portrait_files(source, target) -> list[str]:
 
 
 def _files(storage, folder: str):
-    directories, files = storage.listdir(folder)
+    try:
+        directories, files = storage.listdir(folder)
+    except FileNotFoundError:  # a folder never written to (an object store has no folders)
+        return
     for name in files:
         yield f"{folder}/{name}"
     for directory in directories:
@@ -81,8 +97,6 @@ def _files(storage, folder: str):
 def sweep(*, max_age: timedelta, storage=default_storage, folder: str = "portraits") -> list[str]:
     """Delete the files under `folder` that no character names and that are older than
     `max_age` (a younger one may belong to a write that has not committed yet)."""
-    if not storage.exists(folder):
-        return []
     cutoff = timezone.now() - max_age
     old = [name for name in _files(storage, folder) if storage.get_modified_time(name) < cutoff]
     removed = []

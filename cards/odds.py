@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from battles.engine import words
 from battles.engine.damage import damage, heal_power, stab_multiplier, type_multiplier
 from battles.engine.model import TIER_COST
 from battles.engine.odds import attack_odds, expected_damage
@@ -36,13 +37,9 @@ class Shown:
 
 
 def percent(p: Fraction) -> Shown:
-    if p == 0 or p == 1:
-        return Shown(f"{int(p) * 100}%", f"exactly {p}")
-    value = p * 100
-    text = f"{float(value):.1f}%"
-    if text in ("0.0%", "100.0%"):
-        text = f"{float(value):.4f}%"
-    return Shown(text, f"exactly {p.numerator}/{p.denominator}")
+    """One decimal (never a near-certainty shown as 100%); the exact fraction on hover."""
+    exact = f"exactly {p}" if p in (0, 1) else f"exactly {p.numerator}/{p.denominator}"
+    return Shown(words.percent(p), exact)
 
 
 def decimal(value: Fraction) -> Shown:

@@ -195,8 +195,12 @@ def _save_copy(character: Character, copy: Character) -> None:
 
 
 @transaction.atomic
+@transaction.atomic
 def character_delete(*, character: Character) -> None:
-    """Delete a character and its cards; its party slots go too, an Archon's party keeps going."""
+    """Delete a character and its cards; its party slots go too, an Archon's party keeps going.
+    Its portrait files go once that commits (unless another row still names one)."""
+    files = [getattr(character, field).name for field in PORTRAIT_FIELDS]
+    delete_on_commit([*files, character.portrait_pending])
     character.delete()
 
 

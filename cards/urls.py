@@ -76,7 +76,7 @@ urlpatterns = [
     # Password reset: Django's views and tokens, the site's templates; mail per EMAIL_URL.
     path(
         "accounts/reset/",
-        auth_views.PasswordResetView.as_view(),
+        auth_views.PasswordResetView.as_view(form_class=accounts.PasswordResetForm),
         name="password_reset",
     ),
     path(

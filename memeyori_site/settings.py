@@ -127,7 +127,10 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memeyori_site.ratelimit.RateLimitMiddleware",
+    "memeyori_site.errors.ErrorPagesMiddleware",
 ]
+# A CSRF failure (a form left open past its session) gets the site's page, not Django's.
+CSRF_FAILURE_VIEW = "memeyori_site.errors.csrf_failure"
 
 ROOT_URLCONF = "memeyori_site.urls"
 WSGI_APPLICATION = "memeyori_site.wsgi.application"
@@ -188,6 +191,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # Redis when REDIS_URL is set. django-ratelimit warns (W001) that neither is on its short
 # list of supported backends; both increment atomically (memeyori_site/cache.py, INCRBY).
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Sites (or test runs) sharing one Redis keep apart by prefix.
+CACHE_KEY_PREFIX = os.environ.get("DJANGO_CACHE_KEY_PREFIX", "")
 if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
@@ -196,6 +201,10 @@ else:
     CACHES = {
         "default": {"BACKEND": "memeyori_site.cache.DatabaseCache", "LOCATION": "memeyori_cache"}
     }
+CACHES["default"]["KEY_PREFIX"] = CACHE_KEY_PREFIX
+# Pushed live updates (memeyori_site/live.py) travel by Redis publish/subscribe when
+# REDIS_URL is set, else by counters in this cache; channel names start with this.
+LIVE_CHANNEL_PREFIX = CACHE_KEY_PREFIX or "memeyori"
 # The client's address for rate limits and the one-render-in-flight rule: REMOTE_ADDR, or
 # the X-Forwarded-For entry added by the proxies named here (addresses or networks, comma
 # separated), and never a header a client could send itself. See memeyori_site/ratelimit.py.
@@ -225,6 +234,11 @@ RATE_LIMITS = {
     "print_mastercard": ("30/m", {"GET", "HEAD"}),
     "print_share_png": ("30/m", {"GET", "HEAD"}),
     "battle_og": ("60/m", {"GET", "HEAD"}),
+    # A follower polls every 0.8 s (75 a minute) when no stream can be held; a group in
+    # one room shares an address, so this is a few phones' worth (issue 18.10). A stream
+    # is opened once per follower, and again only when it breaks.
+    "battle_presented": ("300/m", {"GET", "HEAD"}),
+    "battle_presented_stream": ("30/m", {"GET", "HEAD"}),
     "battle_shared_og": ("60/m", {"GET", "HEAD"}),
     # Not a URL: any POST carrying a portrait file, on whichever page (ratelimit.py).
     "portrait_upload": ("10/m", {"POST"}),
@@ -289,8 +303,61 @@ STATIC_ROOT = (
     else None
 )
 WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
+# Uploaded and derived media (portraits, party back images) go through this storage only,
+# never a path (cards/media.py): a folder (the default), or an S3-compatible object store
+# that every web process and task worker on every machine shares.
+MEDIA_STORAGE = os.environ.get("DJANGO_MEDIA_STORAGE", "filesystem")
+# "site": files are served by the site's own views, which apply each character's
+# visibility (and the store can stay private); "signed": those views check visibility,
+# then redirect to a signed URL of the object store that expires after MEDIA_URL_EXPIRY s.
+MEDIA_SERVE = os.environ.get("DJANGO_MEDIA_SERVE", "site")
+MEDIA_URL_EXPIRY = envint("DJANGO_S3_URL_EXPIRY", 300)
+if MEDIA_SERVE not in ("site", "signed"):
+    raise ImproperlyConfigured(f"DJANGO_MEDIA_SERVE must be site or signed; got {MEDIA_SERVE!r}")
+if MEDIA_STORAGE == "filesystem":
+    if MEDIA_SERVE == "signed":
+        raise ImproperlyConfigured("DJANGO_MEDIA_SERVE=signed needs DJANGO_MEDIA_STORAGE=s3")
+    MEDIA_BACKEND = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+elif MEDIA_STORAGE == "s3":
+    if not os.environ.get("DJANGO_S3_BUCKET"):
+        raise ImproperlyConfigured("DJANGO_MEDIA_STORAGE=s3 needs DJANGO_S3_BUCKET")
+    S3_ENDPOINT_URL = os.environ.get("DJANGO_S3_ENDPOINT_URL") or None
+    MEDIA_BACKEND = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ["DJANGO_S3_BUCKET"],
+            "endpoint_url": S3_ENDPOINT_URL,
+            "region_name": os.environ.get("DJANGO_S3_REGION") or None,
+            # Unset: boto3 finds credentials itself (an instance role, ~/.aws).
+            "access_key": os.environ.get("DJANGO_S3_ACCESS_KEY_ID") or None,
+            "secret_key": os.environ.get("DJANGO_S3_SECRET_ACCESS_KEY") or None,
+            # Objects are private; only signed URLs (when MEDIA_SERVE is signed) open them.
+            "default_acl": None,
+            "querystring_auth": True,
+            "querystring_expire": MEDIA_URL_EXPIRY,
+            # A name once written is never written again (cards/media.py relies on it).
+            "file_overwrite": False,
+            # Endpoints given by address (MinIO, a test server) take the bucket in the path.
+            "addressing_style": "path" if S3_ENDPOINT_URL else None,
+            # Signed URLs in the current scheme (SigV4), which every region accepts.
+            "signature_version": "s3v4",
+        },
+    }
+    if MEDIA_SERVE == "signed":
+        from urllib.parse import urlsplit
+
+        _origin = urlsplit(S3_ENDPOINT_URL) if S3_ENDPOINT_URL else None
+        SECURE_CSP["img-src"].append(
+            f"{_origin.scheme}://{_origin.netloc}"
+            if _origin
+            else f"https://{os.environ['DJANGO_S3_BUCKET']}.s3.amazonaws.com"
+        )
+else:
+    raise ImproperlyConfigured(
+        f"DJANGO_MEDIA_STORAGE must be filesystem or s3; got {MEDIA_STORAGE!r}"
+    )
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": MEDIA_BACKEND,
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if STATIC_MANIFEST

@@ -3,7 +3,9 @@ from django.shortcuts import redirect
 from django.templatetags.static import static as static_url
 from django.urls import include, path
 
+from battles import views as battle_views
 from memeyori_site.http import require_safe
+from memeyori_site.robots import robots_txt
 
 
 @require_safe
@@ -14,7 +16,14 @@ def favicon(request):
 
 urlpatterns = [
     path("favicon.ico", favicon),
+    path("robots.txt", robots_txt, name="robots_txt"),
     path("admin/", admin.site.urls),
+    # Server-Sent Events: served by Django's ASGI side (memeyori_site/asgi.py, live.py).
+    path(
+        "live/battles/p/<str:token>/",
+        battle_views.battle_presented_stream,
+        name="battle_presented_stream",
+    ),
     path("battles/", include("battles.urls")),
     path("labs/", include("battles.lab.urls")),
     path("print/", include("cards.print_urls")),
@@ -22,3 +31,8 @@ urlpatterns = [
 ]
 # MEDIA_ROOT is never served by path, not even in debug: portraits go through
 # cards.views.characters.character_portrait, which applies the character's visibility.
+
+# The site's own pages for errors (memeyori_site/errors.py); 500.html stands alone.
+handler400 = "memeyori_site.errors.bad_request"
+handler403 = "memeyori_site.errors.permission_denied"
+handler404 = "memeyori_site.errors.page_not_found"

@@ -6,9 +6,15 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection
+from hypothesis import settings as hypothesis_settings
 
 from cards.demo import DEMO_FILE, load_types
 from cards.models import Archon, Card, Memeyori, Party, Type
+
+# No per-example deadline: speed is measured in benchmarks, never asserted by a timer in a
+# test, and a deadline only fails a correct example on a busy machine (CI shares its cores).
+hypothesis_settings.register_profile("memeyori", deadline=None)
+hypothesis_settings.load_profile("memeyori")
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +35,32 @@ def _isolated(request, settings, tmp_path, django_db_setup, django_db_blocker):
     # Tasks run inside the request that enqueues them, unless a test asks for the queue
     # (the `queued_tasks` fixture) to see what a person sees while a worker is busy.
     settings.TASKS = {"default": settings.IMMEDIATE_TASKS}
+
+
+def stored_files(folder: str = "") -> list[str]:
+    """Every media file's name, through the storage API (whatever backend is in use)."""
+    from django.core.files.storage import default_storage
+
+    try:
+        directories, files = default_storage.listdir(folder)
+    except FileNotFoundError:  # a folder that was never written to
+        return []
+    names = [f"{folder}/{f}" if folder else f for f in files]
+    for directory in directories:
+        names += stored_files(f"{folder}/{directory}" if folder else directory)
+    return sorted(names)
+
+
+@pytest.fixture(params=["filesystem", "memory"])
+def media_storage(request, settings):
+    """Media tests run on a folder and on Django's InMemoryStorage, so that no code (and
+    no test) reaches for a file's path: every read and write goes through storage."""
+    backend = {
+        "filesystem": "django.core.files.storage.FileSystemStorage",
+        "memory": "django.core.files.storage.InMemoryStorage",
+    }[request.param]
+    settings.STORAGES = {**settings.STORAGES, "default": {"BACKEND": backend}}
+    return request.param
 
 
 @pytest.fixture

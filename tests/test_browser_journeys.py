@@ -161,6 +161,9 @@ def test_a_player_builds_prints_battles_and_shares(page, live_server, demo, _bro
     expect(visitor.locator("#viewer")).to_be_visible()
     screenshot(visitor, "09-shared-logged-out")
     page.get_by_role("button", name="Revoke the link").click()
+    # Revoking breaks the link for everyone who has it, so a page asks first (issue 21.4).
+    expect(page.locator("h1")).to_have_text("Revoke the share link?")
+    page.get_by_role("button", name="Revoke the link").click()
     page.wait_for_load_state()
     response = visitor.reload()
     assert response.status == 404

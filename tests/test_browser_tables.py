@@ -95,6 +95,9 @@ def test_a_gm_and_a_player_share_battle_grow_and_watch_together(_browser, live_s
     expect(gm.locator("#viewer")).to_have_attribute("data-round", "0")
     expect(gm.locator(".battle-meta")).not_to_contain_text("wins")
     gm.get_by_role("button", name="Count this battle for growth").click()
+    # It cannot be undone, so a page asks first (issue 21.4).
+    expect(gm.locator("h1")).to_have_text("Count this battle for growth?")
+    gm.get_by_role("button", name="Count it for growth").click()
     expect(gm.locator(".messages")).to_contain_text("counts for growth")
     battle.refresh_from_db()
     assert battle.counts_for_growth

@@ -1,11 +1,14 @@
 """Portrait files on disk: each character owns its own, and nothing is left behind."""
 
 import pytest
+from django.core.files.storage import default_storage
 from django.urls import reverse
 
 from cards.models import Memeyori
 from tests.conftest import make_memeyori, set_portrait
 from tests.test_portraits import image_bytes, media_files, upload
+
+pytestmark = pytest.mark.usefixtures("media_storage")
 
 
 def portrait_names(character) -> set[str]:
@@ -40,7 +43,7 @@ def test_a_duplicate_owns_its_own_portrait_files(
         response = client.post(copy_page, {"focus_x": "0.9", "focus_y": "0.5"})
     assert response.status_code == 302
     for name in portrait_names(pup):
-        assert (settings.MEDIA_ROOT / name).is_file()
+        assert default_storage.exists(name)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
             reverse("print_portrait", kwargs=kwargs), {"focus_x": "0.1", "focus_y": "0.5"}
@@ -63,7 +66,7 @@ def test_replacing_files_never_deletes_a_file_another_character_uses(
     twin.refresh_from_db()
     set_portrait(twin, focus_x=0.2, focus_y=0.5)
     for name in portrait_names(pup):
-        assert (settings.MEDIA_ROOT / name).is_file()
+        assert default_storage.exists(name)
 
 
 def test_a_duplicate_of_a_character_with_an_upload_waiting_shares_nothing(

@@ -6,6 +6,7 @@ import zlib
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
@@ -15,12 +16,13 @@ from cards.printing.portraits import (
     THUMB_SIZE,
     crop_box,
 )
-from tests.conftest import make_memeyori, set_portrait
+from tests.conftest import make_memeyori, set_portrait, stored_files
+
+pytestmark = pytest.mark.usefixtures("media_storage")
 
 
-def media_files(settings) -> list:
-    root = settings.MEDIA_ROOT
-    return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+def media_files(settings=None) -> list[str]:
+    return stored_files()
 
 
 def upload(data: bytes, name="portrait.png", content_type="image/png"):
@@ -112,19 +114,19 @@ def test_a_valid_upload_is_oriented_stripped_and_sized(settings, pup):
     pup.refresh_from_db()
     assert len(media_files(settings)) == 3
 
-    with Image.open(pup.portrait.path) as kept:
+    with Image.open(default_storage.open(pup.portrait.name)) as kept:
         assert kept.format == "JPEG"
         # Turned upright: 200 wide, 400 tall, red (the old left half) on top.
         assert kept.size == (200, 400)
         top, bottom = kept.getpixel((100, 20)), kept.getpixel((100, 380))
         assert top[0] > 150 > top[2] and bottom[2] > 150 > bottom[0]
     for field, size in ((pup.portrait_print, PRINT_SIZE), (pup.portrait_thumb, THUMB_SIZE)):
-        with Image.open(field.path) as stored:
+        with Image.open(default_storage.open(field.name)) as stored:
             assert stored.size == size
             assert not stored.getexif()
             assert "exif" not in stored.info and "icc_profile" not in stored.info
             assert b"SecretCam" not in field.read()
-    with Image.open(pup.portrait_print.path) as printed:
+    with Image.open(default_storage.open(pup.portrait_print.name)) as printed:
         # At least 300 DPI over the card's 22 x 28 mm portrait window.
         assert printed.width / (layout.PORTRAIT_W / 25.4) >= 300
         assert printed.height / (layout.PORTRAIT_H / 25.4) >= 300
@@ -139,7 +141,7 @@ def test_moving_the_focal_point_recrops_without_a_new_upload(
         set_portrait(pup, focus_x=1.0, focus_y=0.5)
     pup.refresh_from_db()
     assert (pup.portrait_focus_x, pup.portrait_focus_y) == (1.0, 0.5)
-    with Image.open(pup.portrait_print.path) as printed:
+    with Image.open(default_storage.open(pup.portrait_print.name)) as printed:
         r, g, b = printed.getpixel((printed.width // 2, printed.height // 2))
         assert b > 150 > r
     # The old print and thumbnail files were replaced, not left behind.

@@ -6,8 +6,9 @@ from django.core.exceptions import ValidationError
 from battles import services
 from battles.models import BattleVisibility, Presentation
 from cards.models import TableMembership
-from cards.tables.services import table_create
+from cards.tables.services import table_create, table_remove_member
 
+from .conftest import make_user
 from .test_battle_pages import make_team, run
 
 
@@ -44,8 +45,9 @@ def test_followers_see_the_presenters_step_and_a_304_until_it_moves(client, alic
 
 
 def test_a_poll_that_has_not_moved_costs_one_query(
-    client, alice, table_battle, django_assert_num_queries
+    client, alice, table_battle, django_assert_num_queries, settings
 ):
+    settings.RATELIMIT_ENABLE = False  # the count is a cache write of its own, tested below
     client.force_login(alice)
     present(client, table_battle, "start")
     url = poll_url(client, table_battle)
@@ -85,3 +87,92 @@ def test_only_the_presenter_moves_the_presentation(alice, bob, table_battle):
 def test_nobody_presenting_answers_with_no_poll(client, alice, table_battle):
     client.force_login(alice)
     assert client.get(f"{table_battle.get_absolute_url()}follow/").json() == {"poll": None}
+
+
+# --- Who a poll answers (issue 18.7) and how often (18.10) ----------------------------
+
+
+def test_a_members_poll_stops_once_the_gm_removes_them_from_the_table(client, alice, table_battle):
+    carol = make_user("carol")
+    TableMembership.objects.create(table=table_battle.table, user=carol)
+    services.presentation_start(
+        battle=table_battle, by=alice, round_no=1, step=1, html="<section>", html_shared=""
+    )
+    client.force_login(carol)
+    url = poll_url(client, table_battle)
+    client.logout()  # the token is all a copied link would carry
+    assert client.get(url).status_code == 200
+    table_remove_member(table=table_battle.table, member=carol)
+    assert client.get(url).status_code == 404
+
+
+def test_a_visitors_poll_stops_once_a_public_battle_is_made_private(client, alice, table_battle):
+    services.battle_set_visibility(battle=table_battle, visibility=BattleVisibility.PUBLIC)
+    services.presentation_start(
+        battle=table_battle, by=alice, round_no=1, step=1, html="<section>", html_shared=""
+    )
+    url = poll_url(client, table_battle)  # an anonymous visitor of the public battle
+    assert client.get(url).status_code == 200
+    services.battle_set_visibility(battle=table_battle, visibility=BattleVisibility.PRIVATE)
+    assert client.get(url).status_code == 404
+
+
+def test_a_share_link_followers_poll_stops_when_the_link_is_made_anew(client, alice, table_battle):
+    services.presentation_start(
+        battle=table_battle, by=alice, round_no=1, step=1, html="", html_shared="<section>"
+    )
+    url = client.get(f"{table_battle.share_url()}follow/").json()["poll"]
+    assert client.get(url).status_code == 200
+    services.battle_share_regenerate(battle=table_battle)
+    assert client.get(url).status_code == 404
+
+
+def test_a_poll_with_a_forged_or_missing_holder_is_a_404(client, alice, table_battle):
+    client.force_login(alice)
+    present(client, table_battle, "start")
+    url = poll_url(client, table_battle)
+    assert client.get(url).status_code == 200
+    bare, _, signed = url.partition("?as=")
+    holder, _, signature = signed.partition("%3A")
+    assert client.get(bare).status_code == 404
+    forged = f"{bare}?as=u{table_battle.owner_id + 100}%3A{signature}"
+    assert client.get(forged).status_code == 404
+
+
+def test_polls_from_one_address_are_bounded(client, alice, table_battle, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "battle_presented": ("3/m", {"GET", "HEAD"})}
+    client.force_login(alice)
+    present(client, table_battle, "start")
+    url = poll_url(client, table_battle)
+    assert [client.get(url).status_code for _ in range(4)] == [200, 200, 200, 429]
+
+
+# --- The take-over control (issue 21.3) ----------------------------------------------
+
+
+def test_take_over_shows_only_to_whoever_may_take_over(client, alice, bob, table_battle):
+    services.presentation_start(
+        battle=table_battle, by=alice, round_no=1, step=1, html="", html_shared=""
+    )
+    client.force_login(bob)  # the battle's owner, but alice is the table's GM
+    page = client.get(table_battle.get_absolute_url()).content.decode()
+    assert "alice is presenting" in page and "Take over presenting" not in page
+    services.presentation_stop(battle=table_battle, by=alice)
+    services.presentation_start(
+        battle=table_battle, by=bob, round_no=1, step=1, html="", html_shared=""
+    )
+    client.force_login(alice)
+    assert "Take over presenting" in client.get(table_battle.get_absolute_url()).content.decode()
+
+
+def test_a_refused_take_over_is_said_beside_the_present_controls(client, alice, bob, table_battle):
+    services.presentation_start(
+        battle=table_battle, by=alice, round_no=1, step=1, html="", html_shared=""
+    )
+    client.force_login(bob)
+    response = present(client, table_battle, "start")  # a crafted post: bob has no button
+    assert response.url.endswith("#present")
+    page = client.get(response.url).content.decode()
+    top, _, rest = page.partition('id="present"')
+    assert "alice is presenting this battle." not in top
+    assert "alice is presenting this battle." in rest.partition("</div>")[0]

@@ -11,7 +11,7 @@ from pypdf import PdfReader
 
 from cards.models import Visibility
 from cards.services import party_set_memeyori
-from tests.conftest import make_archon, make_card, make_memeyori, make_party
+from tests.conftest import make_archon, make_card, make_memeyori, make_party, stored_files
 
 HOSTILE = '<img src="file:///etc/passwd"><style>*{display:none}</style>'
 
@@ -165,7 +165,7 @@ def test_a_bad_portrait_upload_shows_why_and_stores_nothing(client, alice, types
     )
     assert response.status_code == 200
     assert "GIF images are not accepted" in response.content.decode()
-    assert not settings.MEDIA_ROOT.exists() or not any(settings.MEDIA_ROOT.rglob("*.*"))
+    assert stored_files() == []
 
 
 def test_only_the_owner_sees_the_portrait_page(client, alice, bob, types, settings):

@@ -94,14 +94,25 @@ def test_the_fetcher_refuses_a_symlink_out_of_media(fetcher, tmp_path):
         fetcher.fetch(pdf.ASSET_BASE + "media/link.png")
 
 
-def test_the_fetcher_serves_our_static_and_media_files(fetcher):
-    media = settings.MEDIA_ROOT / "portraits" / "print"
-    media.mkdir(parents=True)
-    (media / "a.jpg").write_bytes(b"jpeg bytes")
+def test_the_fetcher_serves_our_static_files_and_the_media_it_was_handed():
+    fetcher = pdf.asset_fetcher(_roots(), media={"portraits/print/a.jpg": b"jpeg bytes"})
     css = fetcher.fetch(pdf.ASSET_BASE + "static/css/card.css")
     assert b".mastercard" in css.read() and css.content_type == "text/css"
     image = fetcher.fetch(pdf.ASSET_BASE + "media/portraits/print/a.jpg")
     assert image.read() == b"jpeg bytes" and image.content_type == "image/jpeg"
+    with pytest.raises(pdf.RefusedURL):  # media is never read from this machine's disk
+        fetcher.fetch(pdf.ASSET_BASE + "media/portraits/print/b.jpg")
+
+
+def test_a_worker_reads_a_documents_media_from_storage_only(alice, types, tmp_path, settings):
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from cards.printing.render import _media
+
+    name = default_storage.save("portraits/print/x.jpg", ContentFile(b"from storage"))
+    html = f'<img src="/media/{name}"><img src="/media/portraits/print/gone.jpg">'
+    assert _media(html) == {name: b"from storage"}
 
 
 def test_a_render_that_runs_too_long_is_stopped_and_the_next_one_works():

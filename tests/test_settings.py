@@ -80,3 +80,34 @@ def test_a_bad_email_url_refuses_to_start():
     result = manage("check", EMAIL_URL="smpt://typo.example.org")
     assert result.returncode != 0
     assert "EMAIL_URL must start with one of" in result.stderr
+
+
+def test_media_storage_settings_are_refused_by_name_when_wrong():
+    assert (
+        "DJANGO_MEDIA_STORAGE must be filesystem or s3"
+        in manage("check", DJANGO_MEDIA_STORAGE="ftp").stderr
+    )
+    assert (
+        "DJANGO_MEDIA_STORAGE=s3 needs DJANGO_S3_BUCKET"
+        in manage("check", DJANGO_MEDIA_STORAGE="s3").stderr
+    )
+    assert (
+        "DJANGO_MEDIA_SERVE=signed needs DJANGO_MEDIA_STORAGE=s3"
+        in manage("check", DJANGO_MEDIA_SERVE="signed").stderr
+    )
+
+
+def test_the_deploy_check_passes_with_media_in_an_object_store():
+    s3 = {
+        "DJANGO_MEDIA_STORAGE": "s3", "DJANGO_S3_BUCKET": "memeyori-media",
+        "DJANGO_S3_ENDPOINT_URL": "https://store.example:9000", "DJANGO_MEDIA_SERVE": "signed",
+    }  # fmt: skip
+    result = manage("check", "--deploy", "--fail-level", "ERROR", **PRODUCTION, **s3)
+    assert result.returncode == 0, result.stderr + result.stdout
+    probe = manage(
+        "shell", "-c",
+        "from django.conf import settings; from django.core.files.storage import storages; "
+        "print(type(storages['default']).__name__, settings.SECURE_CSP['img-src'][-1])",
+        **PRODUCTION, **s3,
+    )  # fmt: skip
+    assert probe.stdout.split()[-2:] == ["S3Storage", "https://store.example:9000"], probe.stderr

@@ -1,6 +1,7 @@
 """Plain-text lines for battle log events (/1 and /2): the CLI's text output and the viewer."""
 
 from .odds import attack_odds
+from .words import percent, plural, possessive
 
 
 def names(log: dict) -> dict[str, str]:
@@ -11,10 +12,6 @@ def names(log: dict) -> dict[str, str]:
             for card in c["cards"]:
                 out[card["id"]] = card["name"]
     return out
-
-
-def percent(fraction) -> str:
-    return f"{float(fraction) * 100:.1f}%"
 
 
 def odds_text(event: dict) -> str:
@@ -56,16 +53,19 @@ def describe(event: dict, n: dict[str, str], sides: list[str], *, odds: bool = T
         cards = ", ".join(n.get(c, c) for c in event["cards"]) or "nothing"
         return f"{side} draws {cards}."
     if k == "reshuffle":
-        return f"{side} shuffles {event['cards']} discarded cards into a new draw pile."
+        return f"{side} shuffles {plural(event['cards'], 'discarded card')} into a new draw pile."
     if k == "summon":
         return f"{side} summons {n[event['combatant']]} ({event['reason']})."
     if k == "dismiss":
-        return f"{side}'s Archon {n[event['combatant']]} is dismissed: no Resonance for upkeep."
+        return (
+            f"{possessive(side)} Archon {n[event['combatant']]} is dismissed:"
+            " no Resonance for upkeep."
+        )
     if k == "switch":
         return f"{side} switches {n[event['out']]} out for {n[event['in']]}."
     if k == "plan":
         return (
-            f"{side} plans {event['cards']} card(s) for {event['mp_spent']} MP"
+            f"{side} plans {plural(event['cards'], 'card')} for {event['mp_spent']} MP"
             f" ({event['mp_left']} left)."
         )
     if k == "play":
@@ -86,8 +86,8 @@ def describe(event: dict, n: dict[str, str], sides: list[str], *, odds: bool = T
                                   ("complication", event["complication"])) if on]  # fmt: skip
         extra = f" ({', '.join(extras)})" if extras else ""
         return (
-            f"{n[event['attacker']]} rolls {event['hits']} hits"
-            f" ({event['glitches']} glitches, +{event['explosive_hits']} explosive)"
+            f"{n[event['attacker']]} rolls {plural(event['hits'], 'hit')}"
+            f" ({plural(event['glitches'], 'glitch')}, +{event['explosive_hits']} explosive)"
             f" against {event['defender_hits']}: {outcome}{extra}."
             + (f" Odds: {odds_text(event)}." if odds else "")
         )

@@ -12,7 +12,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRefresh
 
 from cards.models import visible_to
-from memeyori_site.http import allow, require_post, require_safe
+from memeyori_site.http import allow, noindex, require_post, require_safe
 
 from ..forms import ShareForm
 from ..models import BattleVisibility
@@ -132,6 +132,7 @@ def lab_page(request, code):
 
 
 @require_safe
+@noindex
 @vary_on_headers("HX-Request")
 def lab_shared(request, token):
     return _render_lab(request, _get_shared_lab(token), shared=True)
@@ -167,6 +168,7 @@ def lab_open(request, code):
 
 
 @require_safe
+@noindex
 def lab_shared_open(request, token):
     return _open(request, _get_shared_lab(token), shared=True)
 

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 
+from battles.engine import words
 from battles.engine.model import ARCHON_SUMMON_COST
 from cards import odds, stats
+from cards.media import print_asset_url
 from cards.models import Character, Effect, Matchup, Party
 
 from . import fit
@@ -73,7 +75,7 @@ class Face:
         if self.kind == "master":
             return f"{self.character.name} (Mastercard)"
         if self.kind == "move":
-            return f"{self.card.name} ({self.character.name}'s card)"
+            return f"{self.card.name} ({words.possessive(self.character.name)} card)"
         return "card back"
 
     @property
@@ -125,7 +127,8 @@ class Face:
         c = self.character
         if self.screen:
             return c.portrait_url("print")
-        return c.portrait_print.url if c.portrait_print else ""
+        # The renderer is handed the file's bytes from storage (cards/media.py).
+        return print_asset_url(c.portrait_print.name) if c.portrait_print else ""
 
     @property
     def art_url(self) -> str:
@@ -252,7 +255,7 @@ class Face:
         if self.kind == "move":
             unlock = "" if self.is_archon else f" · unlocks at Rank {self.card.unlock_rank}"
             return f"HP {self.hp}{unlock} · {set_code(c)} · {self.number}/{len(self.cards)}"
-        count = f"{len(self.cards)} card{'s' if len(self.cards) != 1 else ''}"
+        count = words.plural(len(self.cards), "card")
         return " · ".join(part for part in (owner, what, count, set_code(c)) if part)
 
     # --- A move card ---------------------------------------------------------------

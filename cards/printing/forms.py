@@ -1,5 +1,6 @@
 from django import forms
 
+from cards.media import print_asset_url
 from cards.models import Archon, Memeyori, Party, visible_to
 
 from .portraits import MEGAPIXELS
@@ -69,7 +70,7 @@ class PrintForm(forms.Form):
     def back_image(self) -> str:
         """The chosen party's back image (a media URL, for the sandboxed fetcher), or ""."""
         party = self.parties.get(self.cleaned_data.get("party") or "")
-        return party.back_image.url if party and party.back_image else ""
+        return print_asset_url(party.back_image.name) if party and party.back_image else ""
 
     def filename(self) -> str:
         """The PDF's name, after what it holds: the party and any other characters, and

@@ -23,6 +23,7 @@ import io
 import logging
 import multiprocessing
 import multiprocessing.connection
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -48,6 +49,9 @@ CONTENT_TYPES = {
     ".svg": "image/svg+xml",
 }
 MAX_ASSET_BYTES = 20 * 1024 * 1024
+# Where a document names a file: src="...", href="..." and CSS url(...).
+ASSET_REF = re.compile(r'(?:src|href)="(/[^"]+)"|url\(\s*[\'"]?([^\'")\s]+)')
+MEDIA_PREFIX = "/media/"
 MAX_FIT_PASSES = 4
 
 
@@ -95,6 +99,25 @@ def resolve_asset(url: str, roots: dict[str, list[Path]]) -> Path:
     raise RefusedURL(f"not a static or media path: {raw[:80]!r}")
 
 
+def media_name(url: str) -> str | None:
+    """The storage name an asset URL under /media/ names (a portrait, a back image), or
+    None for other URLs; RefusedURL for a media URL that could never be served."""
+    parts = urlsplit(url)
+    if parts.scheme != "https" or parts.netloc != ASSET_HOST:
+        return None
+    raw = unquote(parts.path)
+    if not raw.startswith(MEDIA_PREFIX):
+        return None
+    if parts.query or parts.fragment or "\\" in raw or "\x00" in raw:
+        raise RefusedURL("bad characters in asset path")
+    relative = PurePosixPath(raw[len(MEDIA_PREFIX) :])
+    if relative.is_absolute() or any(p in ("..", ".") for p in relative.parts):
+        raise RefusedURL("no path traversal in asset URLs")
+    if relative.suffix.lower() not in CONTENT_TYPES or relative.suffix.lower() == ".svg":
+        raise RefusedURL(f"file type not served to the renderer: {relative.suffix}")
+    return str(relative)
+
+
 def _make_fetcher_class():
     # WeasyPrint is imported lazily so that importing this module stays cheap.
     from weasyprint.urls import URLFetcher, URLFetcherResponse
@@ -102,9 +125,15 @@ def _make_fetcher_class():
     class AssetFetcher(URLFetcher):
         """Serves only our own static and media files; refuses everything else."""
 
-        def __init__(self, roots: dict[str, list[str]], generated: dict[str, bytes] | None = None):
+        def __init__(
+            self,
+            roots: dict[str, list[str]],
+            generated: dict[str, bytes] | None = None,
+            media: dict[str, bytes] | None = None,
+        ):
             super().__init__(allow_redirects=False, fail_on_errors=False)
             self.generated = dict(generated or {})
+            self.media = dict(media or {})
             self.roots = {
                 prefix: [Path(r).resolve() for r in dirs] for prefix, dirs in roots.items()
             }
@@ -119,6 +148,15 @@ def _make_fetcher_class():
                     url, body=self.generated[name], headers={"Content-Type": "image/svg+xml"}
                 )
             try:
+                name = media_name(url)
+                if name is not None:
+                    if name not in self.media:
+                        raise RefusedURL(f"no such media file: {name[:80]!r}")
+                    return URLFetcherResponse(
+                        url,
+                        body=self.media[name],
+                        headers={"Content-Type": CONTENT_TYPES[PurePosixPath(name).suffix.lower()]},
+                    )
                 path = self.resolve(url)
             except RefusedURL:
                 self.refused.append(url)
@@ -138,22 +176,28 @@ def _make_fetcher_class():
 _fetcher_class = None
 
 
-def asset_fetcher(roots: dict[str, list[str]], generated: dict[str, bytes] | None = None):
+def asset_fetcher(
+    roots: dict[str, list[str]],
+    generated: dict[str, bytes] | None = None,
+    media: dict[str, bytes] | None = None,
+):
     global _fetcher_class
     if _fetcher_class is None:
         _fetcher_class = _make_fetcher_class()
-    return _fetcher_class(roots, generated)
+    return _fetcher_class(roots, generated, media)
 
 
 @dataclass
 class RenderJob:
     html: str
-    # {"/static/": [dirs], "/media/": [dir]}: where AssetFetcher may read.
+    # {"/static/": [dirs]}: where AssetFetcher may read files.
     roots: dict[str, list[str]]
     # zone id -> (kind, first step); see fit.py.
     zones: dict[int, tuple[str, int]] = field(default_factory=dict)
     # Pictures made for this render, by their path under ASSET_BASE ("generated/marks.svg").
     generated: dict[str, bytes] = field(default_factory=dict)
+    # The media files the document names, by storage name, read from storage beforehand.
+    media: dict[str, bytes] = field(default_factory=dict)
     # Also return the first page as a PNG at this many dots per inch.
     png_dpi: int | None = None
     png_only: bool = False
@@ -175,7 +219,7 @@ def render_job(job: RenderJob) -> RenderResult:
     """Lay out, re-fit overflowing zones, write the PDF (and a PNG of page one)."""
     from weasyprint import HTML
 
-    fetcher = asset_fetcher(job.roots, job.generated)
+    fetcher = asset_fetcher(job.roots, job.generated, job.media)
     steps = {zone: step for zone, (_kind, step) in job.zones.items()}
     cut: set[int] = set()
     html = fit.apply_steps(job.html, steps, cut)

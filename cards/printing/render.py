@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core.files.storage import default_storage
 from django.template.loader import render_to_string
 
 from cards.models import Type
@@ -41,11 +42,33 @@ def _type_css(types) -> str:
 
 
 def _roots() -> dict[str, list[str]]:
+    """Where the renderer reads files from disk: static files only, which ship with the
+    code on every machine. Media comes from storage (`_media`)."""
     static = [str(d) for d in settings.STATICFILES_DIRS] + [str(settings.STATIC_ROOT)]
-    return {
-        "/" + settings.STATIC_URL.strip("/") + "/": static,
-        "/" + settings.MEDIA_URL.strip("/") + "/": [str(settings.MEDIA_ROOT)],
-    }
+    return {"/" + settings.STATIC_URL.strip("/") + "/": static}
+
+
+def _media(html: str) -> dict[str, bytes]:
+    """The media files a document names, read through Django's storage (a folder or an
+    object store, wherever this worker runs). A missing one is left out: the renderer
+    refuses it and the preflight says so."""
+    media = {}
+    for match in pdf.ASSET_REF.finditer(html):
+        for ref in match.groups():
+            try:
+                name = ref and pdf.media_name(pdf.ASSET_BASE + ref.lstrip("/"))
+            except pdf.RefusedURL:
+                continue
+            if not name or name in media:
+                continue
+            try:
+                with default_storage.open(name, "rb") as handle:
+                    data = handle.read(pdf.MAX_ASSET_BYTES + 1)
+            except (FileNotFoundError, OSError):
+                continue
+            if len(data) <= pdf.MAX_ASSET_BYTES:
+                media[name] = data
+    return media
 
 
 @dataclass
@@ -251,6 +274,7 @@ def render_spec(spec: dict) -> PrintResult:
             roots=roots,
             zones={int(z): (kind, step) for z, (kind, step) in job["zones"].items()},
             generated={name: text.encode() for name, text in job["generated"].items()},
+            media=_media(job["html"]),
             png_dpi=job["png_dpi"],
             png_only=png_only,
         )
@@ -268,7 +292,7 @@ def render_spec(spec: dict) -> PrintResult:
         for z, step in sorted(steps.items())
         if step > 0 and z not in cut and zones[str(z)]["line"] is None
     ]
-    media = pdf.ASSET_BASE + settings.MEDIA_URL.strip("/") + "/"
+    media = pdf.ASSET_BASE + pdf.MEDIA_PREFIX.lstrip("/")
     preflight += [
         f"A portrait file is missing and was left out: {url.removeprefix(media)}"
         for url in refused

@@ -16,7 +16,6 @@ Choices (the issue left them open):
 
 import hashlib
 import json
-import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -37,7 +36,7 @@ FAILED_SHOWN_FOR = timedelta(seconds=60)
 QUEUED_GIVE_UP = timedelta(minutes=10)
 # Touch `used_at` at most this often, so that serving a stored render writes nothing.
 TOUCH_EVERY = timedelta(minutes=5)
-ASSET_REF = re.compile(r'(?:src|href)="(/[^"]+)"|url\(\s*[\'"]?([^\'")\s]+)')
+ASSET_REF = pdf.ASSET_REF
 
 
 def _new_code() -> str:
@@ -158,7 +157,9 @@ def _file_digest(path: Path) -> str:
 
 def _asset_digests(spec: dict) -> list[tuple[str, str]]:
     """Every file the documents load (stylesheets, what they load in turn, portraits),
-    resolved exactly as the renderer's fetcher will, with a digest of its content."""
+    resolved exactly as the renderer's fetcher will, with a digest of its content. A media
+    file (in storage, perhaps on another machine) stands for itself by name: names are
+    written once, never overwritten (cards/media.py), so nothing is read to hash it."""
     from .render import _roots
 
     roots = {prefix: [Path(d).resolve() for d in dirs] for prefix, dirs in _roots().items()}
@@ -180,6 +181,10 @@ def _asset_digests(spec: dict) -> list[tuple[str, str]]:
         if url in made or url.startswith(pdf.ASSET_BASE + pdf.GENERATED):
             continue  # made for the render, already in the spec
         try:
+            name = pdf.media_name(url)
+            if name is not None:
+                seen[url] = f"media:{name}"
+                continue
             path = pdf.resolve_asset(url, roots)
         except pdf.RefusedURL:
             seen[url] = "refused"

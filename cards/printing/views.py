@@ -14,6 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from cards.models import Type
 from cards.views import get_character_for_owner, get_character_for_viewer
+from memeyori_site.errors import error_page
 from memeyori_site.http import allow, require_safe
 from memeyori_site.ratelimit import requester
 
@@ -88,6 +89,14 @@ def _file_response(job: Render, filename: str = "") -> HttpResponse:
     return response
 
 
+def _cannot_print(request, message: str):
+    """A print link that cannot be printed: the site's error page, with the way back."""
+    return error_page(
+        request, 400, title="Nothing to print from this link", message=message,
+        action_url=reverse("print_page"), action_label="Choose what to print",
+    )  # fmt: skip
+
+
 def serve_or_wait(request, *, kind: str, spec: dict, filename: str):
     """The file if it is stored; else queue it and answer at once with a waiting page."""
     try:
@@ -153,16 +162,12 @@ def print_page(request):
 def print_sheet(request):
     form = PrintForm(request.GET, user=request.user)
     if not form.is_valid():
-        return HttpResponse(
-            "Choose at least one character or a party on the print page.",
-            status=400,
-            content_type="text/plain",
-        )
+        return _cannot_print(request, "Choose at least one character or a party to print.")
     try:
         faces = layout.with_copies(_faces(form.chosen()), form.cleaned_data["copies"] or 1)
         spec = prepare(faces, png_dpi=PREVIEW_DPI, **_sheet_options(form))
     except TooManyCards as error:
-        return HttpResponse(str(error), status=400, content_type="text/plain")
+        return _cannot_print(request, str(error))
     return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=form.filename())
 
 
@@ -172,7 +177,7 @@ def mastercard_pdf(request, kind, code):
     character = get_character_for_viewer(request, kind, code)
     paper = request.GET.get("paper", "a4")
     if paper not in PAPERS:
-        return HttpResponse("paper must be a4, letter or card", status=400)
+        return _cannot_print(request, "The paper must be a4, letter or card.")
     spec = prepare(
         character_faces(character)[:1],
         sheet=layout.single_card_layout(paper),

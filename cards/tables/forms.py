@@ -1,8 +1,10 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
+from ..forms import LimitsShown
 
-class TableForm(forms.Form):
+
+class TableForm(LimitsShown, forms.Form):
     name = forms.CharField(max_length=60)
     description = forms.CharField(
         label="Short description", max_length=200, required=False, widget=forms.TextInput

@@ -149,7 +149,8 @@ class FeedItem:
 
 
 def table_feed(table: Table, *, limit: int = 30) -> list[FeedItem]:
-    """New characters shared with the table, its battles, and the growth they gave."""
+    """New characters and parties shared with the table, its battles, and the growth they
+    gave."""
     from battles.models import Battle, Growth
 
     items = []
@@ -164,6 +165,9 @@ def table_feed(table: Table, *, limit: int = 30) -> list[FeedItem]:
                     c.get_absolute_url(),
                 )
             )
+    for p in shared["parties"].order_by("-created")[:limit]:
+        text = f"{p.owner.username} shared the party {p.name}"
+        items.append(FeedItem(p.created, text, p.get_absolute_url()))
     for b in Battle.objects.filter(table=table).only(
         "code", "name_a", "name_b", "rounds", "created", "show_result", "winner"
     )[:limit]:

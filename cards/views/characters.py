@@ -1,8 +1,9 @@
 """Home, character pages, the owner's list, duplicate and delete."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
 
@@ -67,6 +68,12 @@ def character_portrait(request, kind, code, size):
     file = getattr(character, field)
     if not file:
         raise Http404
+    if settings.MEDIA_SERVE == "signed":
+        # Visibility is checked here; the object store serves the bytes from a URL that
+        # expires (DJANGO_S3_URL_EXPIRY), so a copied link dies with it.
+        response = HttpResponseRedirect(file.storage.url(file.name))
+        response["Cache-Control"] = "private, no-store"
+        return response
     try:
         handle = file.storage.open(file.name, "rb")
     except FileNotFoundError:

@@ -5,6 +5,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from battles.engine.words import plural
 from memeyori_site.http import require_post, require_safe
 
 from ..forms import TypeChartForm
@@ -63,9 +64,7 @@ def type_chart_save(request):
     if not form.is_valid():
         return _render(request, types, effects, form=form)
     changed = type_chart_set(changes=form.changes())
-    messages.success(
-        request, f"Saved the type chart ({changed} cell{'s' if changed != 1 else ''} changed)."
-    )
+    messages.success(request, f"Saved the type chart ({plural(changed, 'cell')} changed).")
     return redirect("type_chart")
 
 

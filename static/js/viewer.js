@@ -26,7 +26,39 @@
 
   function viewer() { return document.getElementById("viewer"); }
 
+  // The current event scrolls to just below the sticky stage, however tall it is here.
+  function measureStage() {
+    var stage = document.querySelector("#viewer .stage");
+    if (stage) document.documentElement.style.setProperty("--stage-height", stage.offsetHeight + "px");
+  }
+  window.addEventListener("resize", measureStage);
+  measureStage();
+
+  // HP bars slide from the old width to the new when a step lands. htmx's settle does it
+  // for its own swaps (the fill keeps its id); a viewer swapped in any other way (a
+  // presenter's step) starts each fill at its old width here, then lets it move.
+  new MutationObserver(function (records) {
+    records.forEach(function (record) {
+      var fresh = Array.prototype.find.call(record.addedNodes, function (n) { return n.id === "viewer"; });
+      var old = Array.prototype.find.call(record.removedNodes, function (n) { return n.id === "viewer"; });
+      if (!fresh || !old || reduceMotion.matches) return;
+      var moved = [];
+      fresh.querySelectorAll(".hp-fill[id]").forEach(function (fill) {
+        var before = old.querySelector("#" + CSS.escape(fill.id));
+        var from = before && before.getAttribute("width");
+        var to = fill.getAttribute("width");
+        if (from && from !== to) { fill.setAttribute("width", from); moved.push([fill, to]); }
+      });
+      if (!moved.length) return;
+      fresh.getBoundingClientRect(); // the old widths are laid out before the new ones
+      requestAnimationFrame(function () {
+        moved.forEach(function (pair) { pair[0].setAttribute("width", pair[1]); });
+      });
+    });
+  }).observe(document.querySelector("main") || document.body, { childList: true, subtree: true });
+
   function showCurrent() {
+    measureStage();
     var current = document.querySelector("#viewer .event.current") ||
       document.querySelector("#viewer .result") || document.querySelector("#viewer .where");
     if (current) {
@@ -141,14 +173,22 @@
     }
   });
 
-  // Following a presenter: poll the presentation with its ETag; a 304 costs the server
-  // almost nothing, a 200 carries the presented step's viewer, rendered once for everyone.
+  // Following a presenter: the server pushes each step down an EventSource (Server-Sent
+  // Events); where no stream can be had (no EventSource, a server without one, a stream
+  // that broke) the page polls the presentation with its ETag instead: a 304 costs the
+  // server almost nothing, a 200 carries the presented step's viewer, rendered once.
   var followUrl = followButton ? followButton.getAttribute("data-follow-url") : null;
   var pollUrl = null;
+  var streamUrl = null;
+  var source = null;
   var etag = null;
   var following = false;
   var pollTimer = null;
   var POLL_MS = 800;
+
+  function closeStream() {
+    if (source) { source.close(); source = null; }
+  }
 
   function setFollowing(on, message) {
     following = on;
@@ -156,11 +196,53 @@
     followButton.setAttribute("aria-pressed", on ? "true" : "false");
     followButton.textContent = on ? "Detach" : "Follow the presenter";
     if (followStatus) followStatus.textContent = message || (on ? "Following the presenter." : "");
-    if (!on && pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
+    if (!on) {
+      if (pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
+      closeStream();
+    }
   }
 
   function detach() {
     if (following) setFollowing(false, "Detached: stepping on your own.");
+  }
+
+  // The presented step's viewer replaces ours (unless a step of our own is loading).
+  function showPresented(html) {
+    if (!following || busy) return;
+    var old = viewer();
+    if (!old) return;
+    var holder = document.createElement("div");
+    holder.innerHTML = html.trim();
+    var fresh = holder.firstElementChild;
+    if (!fresh || fresh.id !== "viewer") return;
+    var hadFocus = old.contains(document.activeElement) && document.activeElement.getAttribute("data-nav");
+    old.replaceWith(fresh);
+    htmx.process(fresh);
+    if (hadFocus) { focusNav = hadFocus; restoreFocus(); }
+    var base = followButton.getAttribute("data-base-url");
+    if (base) {
+      history.replaceState(null, "", base + "?round=" + fresh.getAttribute("data-round") +
+        "&step=" + fresh.getAttribute("data-step") + "&follow=1");
+    }
+    if (followStatus) followStatus.textContent = "Following the presenter.";
+    showCurrent();
+  }
+
+  function stream() {
+    closeStream();
+    source = new EventSource(streamUrl);
+    source.addEventListener("update", function (event) {
+      etag = event.lastEventId || etag;
+      showPresented(event.data);
+    });
+    source.addEventListener("end", function () {
+      setFollowing(false, "The presentation has ended.");
+    });
+    source.onerror = function () {
+      // A refused or broken stream: poll from here on (the poll says if it has ended).
+      closeStream();
+      if (following && !pollTimer) poll();
+    };
   }
 
   function poll() {
@@ -173,28 +255,10 @@
         if (!following) return;
         if (response.status === 304) return;
         if (response.status === 204) { setFollowing(true, "Waiting for the presenter…"); return; }
+        if (response.status === 429) return; // too many polls from here: wait for the next
         if (!response.ok) { setFollowing(false, "The presentation has ended."); return; }
         etag = response.headers.get("ETag");
-        return response.text().then(function (html) {
-          if (!following || busy) return;
-          var old = viewer();
-          if (!old) return;
-          var holder = document.createElement("div");
-          holder.innerHTML = html.trim();
-          var fresh = holder.firstElementChild;
-          if (!fresh || fresh.id !== "viewer") return;
-          var hadFocus = old.contains(document.activeElement) && document.activeElement.getAttribute("data-nav");
-          old.replaceWith(fresh);
-          htmx.process(fresh);
-          if (hadFocus) { focusNav = hadFocus; restoreFocus(); }
-          var base = followButton.getAttribute("data-base-url");
-          if (base) {
-            history.replaceState(null, "", base + "?round=" + fresh.getAttribute("data-round") +
-              "&step=" + fresh.getAttribute("data-step") + "&follow=1");
-          }
-          if (followStatus) followStatus.textContent = "Following the presenter.";
-          showCurrent();
-        });
+        return response.text().then(showPresented);
       })
       .catch(function () { /* a dropped poll is retried by the next one */ })
       .then(function () { if (following) pollTimer = setTimeout(poll, POLL_MS); });
@@ -209,10 +273,20 @@
         if (!following) return;
         if (!data || !data.poll) { setFollowing(false, "Nobody is presenting this battle."); return; }
         if (data.poll !== pollUrl) { pollUrl = data.poll; etag = null; }
-        poll();
+        streamUrl = data.stream || null;
+        if (streamUrl && window.EventSource) { stream(); } else { poll(); }
       })
       .catch(function () { setFollowing(false, "Could not reach the presenter."); });
   }
+
+  // The presenter's own step posts: a refusal (someone took over) is said beside the
+  // present controls, where the presenter is looking.
+  document.body.addEventListener("htmx:responseError", function (event) {
+    var form = event.detail && event.detail.elt;
+    if (!form || !form.matches || !form.matches("[data-present-step]")) return;
+    var status = document.querySelector("#viewer [data-present-status]");
+    if (status) status.textContent = event.detail.xhr.responseText || "Your step was not shown to followers.";
+  });
 
   if (followButton && followUrl) {
     followButton.hidden = false;

@@ -1,6 +1,7 @@
 """`make load`: a bounded load test against a production-like server on loopback.
 
-It starts gunicorn with the `make serve` settings on 127.0.0.1:LOAD_PORT (8011) and
+It starts gunicorn as `make serve` does (its asgi worker, memeyori_site/asgi.py) on
+127.0.0.1:LOAD_PORT (8011) and
 LOAD_TASK_WORKERS (2) niced task workers, then measures, each phase bounded in time:
 - live stats alone and beside 4 clients fetching fresh Mastercard PDFs (load_beside.py);
 - a stored Mastercard PDF fetched again (what "cached" costs);
@@ -119,10 +120,14 @@ def start_server(env: dict[str, str]) -> subprocess.Popen:
     # With debug off the demo user has no usable password (issue 11.10); this run gives it
     # a random one for its own log-in, and main() locks it again when the run ends.
     manage("shell", "-c", DEMO_UNLOCK, env=env)
+    # As `make serve` runs it: gunicorn's asgi worker (memeyori_site/asgi.py), persistent
+    # database connections, no control socket.
     proc = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "gunicorn"), "memeyori_site.wsgi",
-         "--bind", f"{HOST}:{PORT}", "--workers", str(WORKERS), "--timeout", "60"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [str(ROOT / ".venv" / "bin" / "gunicorn"), "memeyori_site.asgi",
+         "--worker-class", "asgi", "--bind", f"{HOST}:{PORT}", "--workers", str(WORKERS),
+         "--timeout", "60", "--no-control-socket"],
+        cwd=ROOT, env={**env, "DATABASE_CONN_MAX_AGE": env.get("DATABASE_CONN_MAX_AGE", "600")},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -159,6 +164,11 @@ class Client:
         if htmx:
             headers["HX-Request"] = "true"
         try:
+            self.conn.request(method, path, body=data, headers=headers)
+            response = self.conn.getresponse()
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            # An idle keep-alive connection the server closed: a browser opens another.
+            self.conn.close()
             self.conn.request(method, path, body=data, headers=headers)
             response = self.conn.getresponse()
         except (http.client.HTTPException, OSError):

@@ -26,10 +26,21 @@ PAPERS = ("a4", "letter", "card")
 REFRESH = re.compile(r'http-equiv="refresh" content="(\d+);\s*url=([^"]+)"')
 
 
+def _send(client: Client, method: str, path: str, **kwargs):
+    """One request on the client's keep-alive connection, opening another if the server
+    closed it while it sat idle (as a browser does)."""
+    try:
+        client.conn.request(method, path, **kwargs)
+        return client.conn.getresponse()
+    except (http.client.HTTPException, OSError):
+        client.conn.close()
+        client.conn.request(method, path, **kwargs)
+        return client.conn.getresponse()
+
+
 def _post(client: Client, path: str, fields: dict):
-    client.conn.request(
-        "POST",
-        path,
+    response = _send(
+        client, "POST", path,
         body=urlencode({**fields, "csrfmiddlewaretoken": client.cookies.get("csrftoken", "")}),
         headers={
             "Host": f"{client.conn.host}:{client.conn.port}",
@@ -37,8 +48,7 @@ def _post(client: Client, path: str, fields: dict):
             "Content-Type": "application/x-www-form-urlencoded",
             "Referer": f"http://{client.conn.host}:{client.conn.port}/",
         },
-    )
-    response = client.conn.getresponse()
+    )  # fmt: skip
     response.read()
     return response
 
@@ -84,16 +94,12 @@ def fetch_pdf(client: Client, path: str, address: str, stop_at: float) -> bool:
     """GET a PDF, following a waiting page's refresh like a browser without JavaScript."""
     url = path
     while time.monotonic() < stop_at + 60:
-        client.conn.request(
-            "GET",
-            url,
-            headers={
-                "Host": f"{client.conn.host}:{client.conn.port}",
-                "Cookie": "; ".join(f"{k}={v}" for k, v in client.cookies.items()),
-                "X-Forwarded-For": address,
-            },
-        )
-        response = client.conn.getresponse()
+        headers = {
+            "Host": f"{client.conn.host}:{client.conn.port}",
+            "Cookie": "; ".join(f"{k}={v}" for k, v in client.cookies.items()),
+            "X-Forwarded-For": address,
+        }
+        response = _send(client, "GET", url, headers=headers)
         body = response.read()
         kind = response.getheader("Content-Type", "")
         if response.status == 200 and kind.startswith("application/pdf"):

@@ -7,8 +7,14 @@ production-like gunicorn (debug off, 2 sync workers, persistent database connect
 
 - idle: nobody asks anything;
 - presenter: the GM steps once a second (the viewer's own htmx post);
-- presenter + followers: the same, and 30 followers poll as viewer.js does (every 0.8 s,
-  with the last ETag, so an unchanged step is a 304).
+- presenter + followers: the same, and 30 followers poll as viewer.js does when it has no
+  stream (every 0.8 s, with the last ETag, so an unchanged step is a 304);
+- presenter + streaming followers: the same 30 followers hold a Server-Sent Events stream
+  each (memeyori_site/live.py), as viewer.js does first.
+
+The server is started as `make serve` starts it: gunicorn's asgi worker (two of them),
+persistent database connections, no control socket. A follower's lag is from the moment
+the presenter sends a step to the moment the follower has it.
 
 The server's CPU time (utime + stime of gunicorn's master and workers, from /proc) per
 second of wall time is the share of one core; the followers' cost is the third phase
@@ -56,7 +62,10 @@ def _cpu_seconds(master: int) -> float:
 def _request(conn, method, path, headers=None, body=None):
     conn.request(method, path, body=body, headers=headers or {})
     response = conn.getresponse()
-    return response.status, dict(response.getheaders()), response.read()
+    # Header names any case (an ASGI server sends them in lower case), every Set-Cookie.
+    headers = {name.title(): value for name, value in response.getheaders()}
+    headers["Set-Cookie"] = "; ".join(response.msg.get_all("Set-Cookie") or [])
+    return response.status, headers, response.read()
 
 
 def _wait_for_server(proc) -> None:
@@ -93,8 +102,8 @@ def _seed():
     client = Client()
     client.force_login(gm)
     client.post(f"{battle.get_absolute_url()}present/", {"action": "start", "round": 1})
-    poll = client.get(f"{battle.get_absolute_url()}follow/").json()["poll"]
-    return battle, client.cookies["sessionid"].value, poll
+    follow = client.get(f"{battle.get_absolute_url()}follow/").json()
+    return battle, client.cookies["sessionid"].value, follow["poll"], follow["stream"]
 
 
 class Presenter(threading.Thread):
@@ -103,7 +112,7 @@ class Presenter(threading.Thread):
     def __init__(self, battle, session: str, stop: threading.Event):
         super().__init__(daemon=True)
         self.battle, self.session, self.stop = battle, session, stop
-        self.moves: dict[int, float] = {}  # step number -> when the post returned
+        self.moves: dict[int, float] = {}  # step number -> when the presenter sent it
         self.errors = 0
 
     def run(self):
@@ -118,6 +127,7 @@ class Presenter(threading.Thread):
         while not self.stop.is_set():
             step = step % length + 1
             body = f"action=step&round=1&step={step}"
+            self.moves[step] = time.monotonic()
             status, _, _ = _request(
                 conn, "POST", f"{self.battle.get_absolute_url()}present/",
                 {"Cookie": cookie, "X-CSRFToken": token, "HX-Request": "true",
@@ -127,7 +137,6 @@ class Presenter(threading.Thread):
             )  # fmt: skip
             if status != 204:
                 self.errors += 1
-            self.moves[step] = time.monotonic()
             self.stop.wait(1.0)
 
 
@@ -149,7 +158,7 @@ class Follower(threading.Thread):
             status, got, html = _request(conn, "GET", self.poll, headers)
             now = time.monotonic()
             if status == 200:
-                etag = got.get("ETag")
+                etag = got.get("Etag")
                 match = re.search(rb'data-step="(\d+)"', html)
                 moved = self.presenter.moves.get(int(match.group(1))) if match else None
                 if moved and etag and now - moved < 5:
@@ -160,10 +169,48 @@ class Follower(threading.Thread):
             self.stop.wait(POLL_SECONDS)
 
 
-def _phase(master: int, battle, session: str, poll: str, *, presenter: bool, followers: int):
+class StreamFollower(threading.Thread):
+    """Holds one event stream open, as viewer.js's EventSource does."""
+
+    def __init__(self, url: str, stop: threading.Event, presenter: Presenter):
+        super().__init__(daemon=True)
+        self.url, self.stop, self.presenter = url, stop, presenter
+        self.lags: list[float] = []
+        self.counts = {200: 0}
+        self.errors = 0
+
+    def run(self):
+        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=3)
+        conn.request("GET", self.url, headers={"Accept": "text/event-stream"})
+        response = conn.getresponse()
+        if response.status != 200:
+            self.errors += 1
+            return
+        while not self.stop.is_set():
+            try:
+                line = response.readline()
+            except TimeoutError:
+                continue
+            if not line:
+                break
+            match = re.search(rb'data-step="(\d+)"', line)
+            if match:
+                now = time.monotonic()
+                self.counts[200] += 1
+                sent = self.presenter.moves.get(int(match.group(1)))
+                if sent and now - sent < 5:
+                    self.lags.append(now - sent)
+        conn.close()
+
+
+def _phase(master: int, battle, session: str, poll: str, *, presenter: bool, followers: int,
+           stream: str | None = None):  # fmt: skip
     stop = threading.Event()
     p = Presenter(battle, session, stop)
-    fs = [Follower(poll, stop, p) for _ in range(followers)]
+    if stream:
+        fs = [StreamFollower(stream, stop, p) for _ in range(followers)]
+    else:
+        fs = [Follower(poll, stop, p) for _ in range(followers)]
     if presenter:
         p.start()
     for f in fs:
@@ -196,7 +243,7 @@ def bench_presenter() -> None:
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     proc = None
     try:
-        battle, session, poll = _seed()
+        battle, session, poll, stream = _seed()
         if sqlite:
             db_url = f"sqlite:///{connection.settings_dict['NAME']}"
         else:
@@ -210,36 +257,24 @@ def bench_presenter() -> None:
             DJANGO_RATELIMIT_ENABLE="0", DJANGO_SETTINGS_MODULE="memeyori_site.settings",
         )  # fmt: skip
         proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "memeyori_site.wsgi",
-             "--bind", f"127.0.0.1:{PORT}", "--workers", "2", "--timeout", "60"],
+            [str(Path(sys.executable).parent / "gunicorn"), "memeyori_site.asgi",
+             "--worker-class", "asgi", "--bind", f"127.0.0.1:{PORT}", "--workers", "2",
+             "--timeout", "60", "--no-control-socket"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         _wait_for_server(proc)
         idle, _, _ = _phase(proc.pid, battle, session, poll, presenter=False, followers=0)
         alone, p1, _ = _phase(proc.pid, battle, session, poll, presenter=True, followers=0)
-        crowd, p2, fs = _phase(proc.pid, battle, session, poll, presenter=True, followers=FOLLOWERS)
-        lags = sorted(lag for f in fs for lag in f.lags)
-        polls = sum(sum(f.counts.values()) for f in fs)
-        not_modified = sum(f.counts.get(304, 0) for f in fs)
-        errors = p1.errors + p2.errors + sum(f.errors for f in fs)
-        followers_cost = crowd - alone
         print(
             f"presenter: server CPU, share of one core over {PHASE_SECONDS:.0f} s: idle "
-            f"{idle:.1%}, presenter stepping each second {alone:.1%}, with {FOLLOWERS} "
-            f"followers {crowd:.1%}"
+            f"{idle:.1%}, presenter stepping each second {alone:.1%} "
+            f"(load average {os.getloadavg()[0]:.1f})"
         )
-        print(
-            f"presenter: {FOLLOWERS} followers cost {followers_cost:.1%} of one core "
-            f"(goal < 10%); {polls / PHASE_SECONDS:.0f} polls/s, "
-            f"{not_modified / max(polls, 1):.0%} answered 304; errors {errors}"
-        )
-        if lags:
-            print(
-                f"presenter: a follower saw a new step after median "
-                f"{statistics.median(lags) * 1e3:.0f} ms, p95 "
-                f"{lags[int(len(lags) * 0.95) - 1] * 1e3:.0f} ms, max {lags[-1] * 1e3:.0f} ms "
-                f"(goal: within 1 s)"
+        for how, url in (("polling", None), ("streaming", stream)):
+            crowd, p2, fs = _phase(
+                proc.pid, battle, session, poll, presenter=True, followers=FOLLOWERS, stream=url
             )
+            _report(how, crowd - alone, p1.errors + p2.errors, fs)
     except RuntimeError as error:
         print(f"presenter: skipped: {error}")
     finally:
@@ -249,6 +284,29 @@ def bench_presenter() -> None:
         connection.creation.destroy_test_db(old_name, verbosity=0)
         connection.settings_dict["TEST"] = old_test_settings
         tmp.cleanup()
+
+
+def _report(how: str, cost: float, presenter_errors: int, fs) -> None:
+    lags = sorted(lag for f in fs for lag in f.lags)
+    answers = sum(sum(f.counts.values()) for f in fs)
+    not_modified = sum(f.counts.get(304, 0) for f in fs)
+    errors = presenter_errors + sum(f.errors for f in fs)
+    extra = (
+        f"{answers / PHASE_SECONDS:.0f} polls/s, {not_modified / max(answers, 1):.0%} answered 304"
+        if how == "polling"
+        else f"{answers / PHASE_SECONDS:.0f} events/s pushed"
+    )
+    print(
+        f"presenter: {FOLLOWERS} {how} followers cost {cost:.1%} of one core (goal < 10%); "
+        f"{extra}; errors {errors}"
+    )
+    if lags:
+        print(
+            f"presenter: {how}: a follower saw a new step after median "
+            f"{statistics.median(lags) * 1e3:.0f} ms, p95 "
+            f"{lags[max(0, int(len(lags) * 0.95) - 1)] * 1e3:.0f} ms, max {lags[-1] * 1e3:.0f} ms "
+            f"(goal: median under 250 ms)"
+        )
 
 
 BENCHES = [bench_presenter]

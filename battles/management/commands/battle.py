@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from battles.engine.log import render_text
 from battles.engine.policies import POLICIES
 from battles.engine.run import log_json, simulate
+from battles.engine.words import plural
 from battles.services import SEED_MAX, battle_run, growth_refusal, random_seed
 from battles.snapshot import battle_snapshot
 from cards.models import Party, Table
@@ -140,7 +141,8 @@ class Command(BaseCommand):
         self.stdout.write(render_text(log))
         result = log["result"]
         winner = "draw" if result["winner"] is None else log["sides"][result["winner"]]["name"]
-        self.stdout.write(f"Result: {winner} after {result['rounds']} rounds (seed {seed}).")
+        rounds = plural(result["rounds"], "round")
+        self.stdout.write(f"Result: {winner} after {rounds} (seed {seed}).")
         if options["save"]:
             self.stdout.write(f"Saved as battle {battle.code}.")
             for grown in battle.growth_applied:

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from battles.engine import words
+from cards.media import print_asset_url
 from cards.models import Archon, Memeyori, Party
 from cards.printing import layout, pdf
 from cards.printing.deck import character_faces, party_characters
@@ -38,7 +40,11 @@ class Command(BaseCommand):
         chosen = self._party(party) if party else None
         characters = party_characters(chosen) if chosen else [self._character(c) for c in character]
         faces = [face for c in characters for face in character_faces(c)]
-        back_image = chosen.back_image.url if chosen and chosen.back_image and backs else ""
+        back_image = (
+            print_asset_url(chosen.back_image.name)
+            if chosen and chosen.back_image and backs
+            else ""
+        )
         try:
             result = render_faces(
                 faces,
@@ -53,7 +59,10 @@ class Command(BaseCommand):
         out.write_bytes(result.pdf)
         for line in result.preflight:
             self.stderr.write(f"preflight: {line}")
-        self.stdout.write(f"Wrote {len(faces)} cards on {result.pages} pages to {out}")
+        self.stdout.write(
+            f"Wrote {words.plural(len(faces), 'card')} on {words.plural(result.pages, 'page')} "
+            f"to {out}"
+        )
 
     def _party(self, value: str):
         # A local admin tool, so the database id is accepted too (never in a public URL).

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
+from battles.engine.words import plural
 from cards.printing.store import prune
 
 
@@ -16,4 +17,4 @@ class Command(BaseCommand):
 
     def handle(self, *args, max_mb=None, **options):
         deleted = prune(None if max_mb is None else max_mb * 1024 * 1024)
-        self.stdout.write(f"Deleted {deleted} stored render{'s' if deleted != 1 else ''}.")
+        self.stdout.write(f"Deleted {plural(deleted, 'stored render')}.")
