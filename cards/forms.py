@@ -18,6 +18,7 @@ from .models import (
     check_party_memeyori,
     visible_to,
 )
+from .odds import DEFAULT_REFERENCE
 from .printing.portraits import MEGAPIXELS, portrait_check
 
 
@@ -230,7 +231,7 @@ class ReferenceDefenderForm(forms.Form):
         queryset=Type.objects.all(), label="Defender Type", required=False, to_field_name="slug"
     )
 
-    DEFAULTS = {"vs_evasion": 2, "vs_defense": 2, "vs_resistance": 2, "vs_type": ""}
+    DEFAULTS = {**DEFAULT_REFERENCE, "vs_type": ""}
 
     def __init__(self, data=None, **kwargs):
         # Missing values fall back to the defaults so a bare GET still shows odds.

@@ -13,4 +13,10 @@ urlpatterns = [
     path("r/<str:code>/", views.render_status, name="print_render"),
     path("r/<str:code>/file", views.render_file, name="print_render_file"),
     path("c/<kind:kind>/<uuid:code>/portrait/", views.portrait_page, name="print_portrait"),
+    path("c/<kind:kind>/<uuid:code>/", views.cards_page, name="print_cards"),
+    # The cards' pictures, also drawn into every PDF under the same paths (deck.py).
+    # The seed is a character's code, but the picture is only a pattern made from it and
+    # its Type's colour: it says nothing the page showing it does not (no access rule).
+    path("art/<slug:slug>/<uuid:seed>.svg", views.default_art, name="print_default_art"),
+    path("back-<str:style>.svg", views.card_back, name="print_card_back"),
 ]

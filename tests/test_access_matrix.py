@@ -58,6 +58,7 @@ RULES = {
     "print_mastercard": (VIEW, "GET", 200),
     "print_share_png": (VIEW, "GET", 200),
     "print_portrait": (OWNER, "GET", 200),
+    "print_cards": (VIEW, "GET", 200),
     "print_render": (HOLDER, "GET", 200),
     "print_render_file": (HOLDER, "GET", 200),
     "battle": (VIEW, "GET", 200),

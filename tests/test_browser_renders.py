@@ -59,6 +59,6 @@ def test_without_javascript_a_pdf_link_waits_then_downloads(
         render_task.call(Render.objects.get().pk)
         with page.expect_download(timeout=10_000) as download:
             pass  # the page refreshes itself, then goes straight to the file
-        assert download.value.suggested_filename == "emberpup.pdf"
+        assert download.value.suggested_filename == "emberpup-mastercard.pdf"
     finally:
         context.close()

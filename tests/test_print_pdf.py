@@ -65,7 +65,7 @@ def test_nine_cards_fill_a_sheet_and_the_rest_go_on_the_next(emberpup):
     counts = []
     for page in reader.pages:
         text = text_of(page)
-        counts.append(text.count("P.ACC") + text.count("unlocks at Rank"))
+        counts.append(text.count("Resistance") + text.count("unlocks at Rank"))
     assert counts == [9, 2]
 
 
@@ -263,14 +263,14 @@ def test_a_rank_6_mastercard_says_its_attributes_include_the_plus_one(alice, typ
     # R2: Emberpup (STR 5, END 5) at Rank 6 prints STR 6 and HP 48, and says why.
     pup = make_memeyori(alice, types["Blaze"], name="Emberpup", rank=6)
     text = _mastercard_text(pup)
-    assert "STR 6" in text and "HP 48" in text
+    assert "STR END IQ WIT SPD AUR 6 6 4 3 5 3" in text and "HP 48" in text
     assert "Rank 6: +1 to every attribute (included)" in text
 
 
 def test_the_rank_6_line_says_an_attribute_at_20_stays_at_20(alice, types):
     pup = make_memeyori(alice, types["Blaze"], name="Titan", rank=6, strength=20)
     text = _mastercard_text(pup)
-    assert "STR 20" in text
+    assert "20 6 4 3 5 3" in text  # STR 20 stays 20; the others gain 1
     assert "Rank 6: +1 to every attribute below 20 (included)" in text
 
 

@@ -25,15 +25,18 @@ def test_it_prints_a_hostile_name_as_text_and_fetches_nothing(alice, types):
     make_card(m, types["Shade"], name="<b>x</b>", text='<link rel="stylesheet" href="http://x">')
     result = render_faces(character_faces(m), sheet=layout.sheet_layout("a4"))
     text = PdfReader(io.BytesIO(result.pdf)).pages[0].extract_text().replace("\x00", "")
+    text = text.replace("\n", "")  # a long name wraps
     assert 'src="file:///etc/passwd"' in text and "<style>*{display:none}</style>" in text
     assert '<link rel="stylesheet" href="http://x">' in text
-    # Only our cut marks and two stylesheets were asked for; nothing was refused because
-    # nothing else was even requested: the markup was text.
-    assert sorted(result.requested) == [
+    # Only our cut marks, the default art made for the render and two stylesheets were
+    # asked for; nothing was refused because nothing else was even requested: the markup
+    # was text.
+    assert set(result.requested) == {
         pdf.ASSET_BASE + "generated/marks.svg",
+        pdf.ASSET_BASE + f"print/art/shade/{m.code}.svg",
         pdf.ASSET_BASE + "static/css/card.css",
         pdf.ASSET_BASE + "static/css/print.css",
-    ]
+    }
     assert result.refused == []
 
 

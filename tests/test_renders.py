@@ -58,7 +58,7 @@ def test_the_same_pdf_again_is_served_from_the_store_without_rendering(client, a
     assert second.content == first.content
     render = Render.objects.get()
     assert render.runs == 1 and render.status == Render.Status.DONE
-    assert 'filename="emberpup.pdf"' in second["Content-Disposition"]
+    assert 'filename="emberpup-mastercard.pdf"' in second["Content-Disposition"]
 
 
 def test_a_change_to_the_card_or_its_css_is_a_new_render(client, alice, pup, settings, tmp_path):
@@ -128,7 +128,7 @@ def test_a_queued_pdf_answers_at_once_with_a_page_that_waits_for_it(
     # JavaScript goes straight to it; the PDF link itself answers with the file.
     render_task.call(Render.objects.get().pk)
     page = client.get(status_url(response)).content.decode()
-    assert "Download emberpup.pdf" in page
+    assert "Download emberpup-mastercard.pdf" in page
     file_url = reverse("print_render_file", kwargs={"code": Render.objects.get().code})
     assert f'content="0;url={file_url}"' in page
     assert client.get(file_url)["Content-Type"] == "application/pdf"

@@ -1,28 +1,55 @@
-"""What goes on the cards: faces (Mastercard, move card, back) built from the models."""
+"""What goes on the cards: faces (Mastercard, move card, back) built from the models.
+
+One Face feeds the same templates on screen and in the PDF (screen = print); `screen`
+only changes where a portrait is read from (the visibility view on screen, the media
+file for the renderer). Everything a card says is computed here, from cards/stats.py
+(R1-R3), cards/odds.py (R4, R5) and the live type chart (R6), so the templates only lay
+it out.
+"""
 
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
-from cards import stats
+from django.db.models import Q
+
+from battles.engine import words
+from battles.engine.model import ARCHON_SUMMON_COST
+from cards import odds, stats
 from cards.media import print_asset_url
-from cards.models import Character, Party
+from cards.models import Character, Effect, Matchup, Party
 
 from . import fit
 
-# Short labels for the derived stats (R3) where a poker card has no room for the long ones.
-DERIVED_SHORT = {
-    "hp": "HP",
-    "defense": "DEF",
-    "resistance": "RES",
-    "support_power": "SUP",
-    "evasion": "EVA",
-    "initiative": "INIT",
-    "crit_rate": "CRIT",
-    "physical_damage": "P.DMG",
-    "magic_damage": "M.DMG",
-    "physical_accuracy": "P.ACC",
-    "magic_accuracy": "M.ACC",
+CATEGORY_ICONS = {"physical": "⚔", "magic": "✦", "support": "✚"}
+# Poker cards have room for this many MP pips; a dearer card shows its number beside one.
+MAX_PIPS = 5
+# R9.1: an active Archon costs this much Resonance at each round start.
+ARCHON_UPKEEP = 1
+# The Mastercard's card list: above this many lines it lists this many and counts the rest,
+# which are on their own move cards (a 40-card Memeyori cannot list 40 lines at 6 pt).
+MASTER_LINES = 6
+# The one-line zones of each face, in the order of Face.lines (checked, never shrunk: one
+# that overflows is reported by the preflight).
+LINE_NAMES = {
+    "master": ("name", "Type line", "Weak to / Strong against line", "foot line"),
+    "move": ("name", "Type line", "Type matchups line", "foot line"),
 }
+
+
+def pips(cost: int) -> str:
+    """An MP cost as pips: ●●● for 3; a cost above MAX_PIPS as its number and one pip."""
+    return "●" * cost if 0 < cost <= MAX_PIPS else f"{cost}●"
+
+
+def set_code(character: Character) -> str:
+    """A short, stable code for a character's set of cards (M for Memeyori, A for Archon)."""
+    return f"{character.kind[0].upper()}-{str(character.code).replace('-', '')[:6].upper()}"
+
+
+@dataclass(frozen=True, slots=True)
+class TypeMark:
+    slug: str
+    symbol: str
+    name: str
 
 
 @dataclass
@@ -35,38 +62,79 @@ class Face:
     step: int = 0
     lines: list[int] = field(default_factory=list)  # zone ids of its one-line zones
     type_slug: str = "back"
+    number: int = 0  # a move card's place in its character's set (1-based)
+    screen: bool = False
+    # The live type chart (R6) for the character's Type: {"weak": [...], "strong": [...]}
+    # as TypeMarks. Read once per character (`character_faces`).
+    matchups: dict = field(default_factory=dict)
+    # A move card's Type against the chart, attacking: who takes x3/2, who x1/2.
+    hits: dict = field(default_factory=dict)
 
     @property
     def title(self) -> str:
         if self.kind == "master":
             return f"{self.character.name} (Mastercard)"
         if self.kind == "move":
-            return f"{self.card.name} ({self.character.name}'s card)"
+            return f"{self.card.name} ({words.possessive(self.character.name)} card)"
         return "card back"
 
     @property
     def name_class(self) -> str:
+        """Smaller type for long names (card.css .name.long / .longer); never under 6 pt,
+        and a name too long even then wraps onto a second line."""
         name = self.character.name if self.kind == "master" else self.card.name
-        long_at, longer_at = (20, 32) if self.kind == "master" else (18, 30)
+        long_at, longer_at = (16, 26) if self.kind == "master" else (18, 28)
         if len(name) > longer_at:
             return " longer"
         return " long" if len(name) > long_at else ""
 
+    # --- The character -----------------------------------------------------------
+
     @property
-    def band_class(self) -> str:
-        """Smaller type in the Type band when its text is long (see card.css)."""
-        if self.kind == "master":
-            length = len(self.character.type.name) + 10
-        else:
-            card = self.card
-            length = len(card.type.name) + len(card.get_category_display()) + 6 * card.quick + 5
-        if length > 40:
-            return " longer"
-        return " long" if length > 30 else ""
+    def is_archon(self) -> bool:
+        return self.character.kind == "archon"
+
+    @property
+    def hp(self) -> int:
+        return self.character.derived.hp
+
+    @property
+    def rank_stars(self) -> str:
+        rank = self.character.rank_for_stats
+        return "★" * rank + "☆" * (stats.RANK_MAX - rank)
+
+    @property
+    def rank_note(self) -> str:
+        """R2: the attributes printed already carry the Rank 6 +1; said once, so nobody
+        adds it again at the table."""
+        c = self.character
+        if self.kind != "master" or self.is_archon or c.rank_for_stats != stats.RANK_MAX:
+            return ""
+        capped = any(getattr(c, name) >= stats.ATTRIBUTE_MAX for name in stats.ATTRIBUTES)
+        below = f" below {stats.ATTRIBUTE_MAX}" if capped else ""
+        return f"Rank {stats.RANK_MAX}: +1 to every attribute{below} (included)"
+
+    @property
+    def summon_line(self) -> str:
+        """R9: what an Archon costs to bring in and to keep, said on its card."""
+        return (
+            f"Summon: {ARCHON_SUMMON_COST} Resonance. Upkeep: {ARCHON_UPKEEP} Resonance a round; "
+            "no passive Resonance while it is on the field."
+        )
 
     @property
     def portrait_url(self) -> str:
-        return print_asset_url(self.character.portrait_print.name)
+        c = self.character
+        if self.screen:
+            return c.portrait_url("print")
+        # The renderer is handed the file's bytes from storage (cards/media.py).
+        return print_asset_url(c.portrait_print.name) if c.portrait_print else ""
+
+    @property
+    def art_url(self) -> str:
+        """The portrait, or the generated Type art (the same path on screen and in print:
+        the renderer is handed its bytes, see render.build_document)."""
+        return self.portrait_url or default_art_path(self.character)
 
     @property
     def attributes(self) -> list[dict]:
@@ -78,119 +146,313 @@ class Face:
             rows.append(
                 {
                     "abbr": stats.ATTRIBUTE_ABBREVIATIONS[name],
+                    "label": stats.ATTRIBUTE_LABELS[name],
                     "value": value,
                     "scale": stats.scale_label(value),  # R1
                 }
             )
         return rows
 
-    @property
-    def rank_note(self) -> str:
-        """R2: the attributes printed already carry the Rank 6 +1; say so, as the
-        character's page does, so nobody adds it again at the table."""
-        c = self.character
-        if self.kind != "master" or c.rank_for_stats != stats.RANK_MAX:
-            return ""
-        capped = any(getattr(c, name) >= stats.ATTRIBUTE_MAX for name in stats.ATTRIBUTES)
-        below = f" below {stats.ATTRIBUTE_MAX}" if capped else ""
-        return f"Rank {stats.RANK_MAX}: +1 to every attribute{below} (included)"
+    def column(self, key: str) -> str:
+        """One column of the attribute block, a line per attribute (card.css sets it as
+        pre-line text: one text box instead of six, which WeasyPrint lays out faster)."""
+        return "\n".join(str(row[key]) for row in self.attributes)
 
     @property
-    def derived(self) -> list[dict]:
+    def abbr_column(self) -> str:
+        return self.column("abbr")
+
+    @property
+    def value_column(self) -> str:
+        return self.column("value")
+
+    @property
+    def scale_column(self) -> str:
+        return self.column("scale")
+
+    @property
+    def derived(self) -> stats.DerivedStats:
+        return self.character.derived
+
+    @property
+    def derived_groups(self) -> list[dict]:
+        """R3's derived stats grouped by use, each group's labels and values as columns."""
+        d = self.derived
+        groups = [
+            ("Attack", [("⚔ Physical", f"{d.physical_accuracy} · +{d.physical_damage}"),
+                        ("✦ Magic", f"{d.magic_accuracy} · +{d.magic_damage}")]),
+            ("Defence", [("Defense", d.defense), ("Resistance", d.resistance),
+                         ("Evasion", d.evasion)]),
+            ("Tempo", [("Initiative", d.initiative), ("Crit Rate", d.crit_rate),
+                       ("Support", d.support_power)]),
+        ]  # fmt: skip
         return [
-            {"name": e.name, "short": DERIVED_SHORT[e.name], "value": e.value}
-            for e in self.character.explained()  # R3, from stats.explain
-        ]
+            {
+                "title": title,
+                "labels": "\n".join([title, *(label for label, _ in rows)]),
+                # The first line sits beside the title (a no-break space keeps it).
+                "values": "\n".join(["acc · dmg" if title == "Attack" else "\u00a0",
+                                     *(str(value) for _, value in rows)]),
+            }
+            for title, rows in groups
+        ]  # fmt: skip
 
     @property
-    def at_the_table(self) -> str:
-        """A move card's numbers for its own Memeyori against the human-average reference
-        defender (every attribute 2, R1; neutral Type): the dice it rolls, its chance to
-        land (R4) and its expected damage (R5) or heal, at each Tier it has."""
-        from cards.views.live import attack_rows, card_rows
-
-        card, c = self.card, self.character
-        derived = c.derived
-        powers = [("", card.power)]
-        powers += [
-            (f"T{n} ", p)
-            for n, p in ((2, card.tier2_power), (3, card.tier3_power))
-            if p is not None
-        ]
-        rows = [
-            card_rows(
-                cards=[SimpleNamespace(**{**vars_of(card), "power": power})],
-                derived=derived,
-                user_type=c.type,
-                rank=None,
-                reference=REFERENCE,
-                chart={},
-            )[0]
-            for _, power in powers
-        ]
-        if card.category == "support":
-            heals = ", ".join(
-                f"{label}{row.heal}" for (label, _), row in zip(powers, rows, strict=True)
+    def card_lines(self) -> list[dict]:
+        """The Mastercard's attack lines: cost pips, category icon, name, Power at each Tier,
+        Quick, the unlocking Rank (a Memeyori's cards)."""
+        rank = None if self.is_archon else self.character.rank_for_stats
+        lines = []
+        for card in self.cards[: self.listed]:
+            powers = [card.power] + [
+                p for p in (card.tier2_power, card.tier3_power) if p is not None
+            ]
+            lines.append(
+                {
+                    "card": card,
+                    "pips": pips(card.mp_cost),
+                    "icon": CATEGORY_ICONS.get(card.category, "◆"),
+                    # Power at each Tier, then Quick and the unlocking Rank, as one run.
+                    "rest": " · ".join(
+                        part
+                        for part in (
+                            "/".join(str(p) for p in powers)
+                            + (" heal" if card.category == odds.SUPPORT else ""),
+                            "Quick" if card.quick else "",
+                            "" if rank is None else f"R{card.unlock_rank}",
+                        )
+                        if part
+                    ),
+                }
             )
-            return f"Heals {heals} HP (Power + Support Power {derived.support_power})"
-        physical = card.category == "physical"
-        attack = attack_rows(derived, REFERENCE["vs_evasion"])[0 if physical else 1]
-        expected = ", ".join(
-            f"{label}{row.expected.text}" for (label, _), row in zip(powers, rows, strict=True)
+        return lines
+
+    @property
+    def listed(self) -> int:
+        return len(self.cards) if len(self.cards) <= MASTER_LINES else MASTER_LINES - 1
+
+    @property
+    def unlisted(self) -> int:
+        return len(self.cards) - self.listed
+
+    def _type_list(self, key: str) -> str:
+        marks = self.matchups.get(key, [])
+        return ", ".join(f"{t.symbol} {t.name}" for t in marks) or "nothing"
+
+    @property
+    def weak_text(self) -> str:
+        return self._type_list("weak")
+
+    @property
+    def strong_text(self) -> str:
+        return self._type_list("strong")
+
+    @property
+    def foot(self) -> str:
+        c = self.character
+        owner = getattr(getattr(c, "owner", None), "username", "")
+        what = "Archon" if self.is_archon else "Memeyori"
+        if self.kind == "move":
+            unlock = "" if self.is_archon else f" · unlocks at Rank {self.card.unlock_rank}"
+            return f"HP {self.hp}{unlock} · {set_code(c)} · {self.number}/{len(self.cards)}"
+        count = words.plural(len(self.cards), "card")
+        return " · ".join(part for part in (owner, what, count, set_code(c)) if part)
+
+    # --- A move card ---------------------------------------------------------------
+
+    @property
+    def category_icon(self) -> str:
+        return CATEGORY_ICONS.get(self.card.category, "◆")
+
+    @property
+    def cost_pips(self) -> str:
+        return pips(self.card.mp_cost)
+
+    @property
+    def table(self) -> odds.AtTheTable:
+        """R4, R5 for this card's own user against the default reference defender."""
+        return odds.card_at_the_table(
+            self.card, derived=self.derived, user_type=self.character.type
         )
-        guard = "DEF" if physical else "RES"
-        return (
-            f"{attack.accuracy} dice · lands {attack.land.text} · "
-            f"expected {expected} damage vs EVA 2, {guard} 2"
+
+    @property
+    def tier_rows(self) -> list[dict]:
+        """Each Tier: its Power, its Resonance cost (R9), its number at the table, its text."""
+        texts = {1: self.card.text, 2: self.card.tier2_text, 3: self.card.tier3_text}
+        table = self.table
+        rows = []
+        for line in table.tiers:
+            if table.category == odds.SUPPORT:
+                result = f"heals {line.heal} HP"
+            else:
+                result = f"hit {line.hit} · crit {line.critical} · avg {line.expected.text}"
+            rows.append(
+                {
+                    "tier": line.tier,
+                    "power": line.power,
+                    "cost": f"{line.resonance} Resonance" if line.resonance else "base",
+                    "result": result,
+                    "text": texts[line.tier],
+                }
+            )
+        return rows
+
+    @property
+    def dice_line(self) -> str:
+        """The roll (R4), for the panel under the header."""
+        t = self.table
+        if t.category == odds.SUPPORT:
+            return f"No roll: heals Power + Support Power ({t.support_power})"
+        stab = " · STAB x6/5" if t.stab else ""
+        return f"Rolls {t.dice} dice · crit {t.critical.text}{stab}"
+
+    @property
+    def table_text(self) -> str:
+        """The panel under the header, one pre-line box: the roll (R4) as its first line,
+        then the labels of the grid beside it (`grid_text`), then whom the averages are
+        against. A support card says what it heals instead."""
+        if self.table.category == odds.SUPPORT:
+            init = self.derived.initiative
+            return (
+                f"{self.dice_line}\n{self.versus_line}\n"
+                f"Acts at Initiative {init} + half its side's highest Aura (R9)"
+            )
+        guard = self.table.guard
+        return "\n".join([self.dice_line, "EVA", "lands", guard, "hit", "crit", self.versus_line])
+
+    @property
+    def grid_text(self) -> str:
+        """Chance to land against each Evasion, then Tier 1's damage on a hit and on a
+        critical against each Defense (or Resistance): tab-separated lines under a tab
+        stop per column (card.css), one text box for the whole grid."""
+        t = self.table
+        land = odds.land_by_evasion(t.dice, self.derived.crit_rate)
+        damage = odds.damage_by_guard(
+            self.card.power, self.derived, physical=t.guard == "DEF", stab=t.stab
         )
+        rows = [
+            [e for e, _ in land],
+            [p for _, p in land],
+            [g for g, _, _ in damage],
+            [h for _, h, _ in damage],
+            [c for _, _, c in damage],
+        ]
+        return "\n".join("\t".join(str(v) for v in row) for row in rows)
+
+    @property
+    def hits_line(self) -> str:
+        """The card's Type attacking, from the live chart (R6): who takes x3/2, who x1/2."""
+        weak = ", ".join(f"{t.symbol} {t.name}" for t in self.hits.get("hits_weak", []))
+        strong = ", ".join(f"{t.symbol} {t.name}" for t in self.hits.get("hits_strong", []))
+        if not (weak or strong):
+            return f"{self.card.type.name}: x1 against every Type"
+        return f"x3/2 vs {weak or 'none'} · x1/2 vs {strong or 'none'}"
+
+    @property
+    def versus_line(self) -> str:
+        t = self.table
+        if t.category == odds.SUPPORT:
+            return "One ally on the field, never above its maximum HP"
+        return f"hit · crit · avg: vs EVA {t.evasion}, {t.guard} {t.guard_value} (human average)"
+
+    @property
+    def quick_line(self) -> str:
+        """R9.2's surcharge, the rule a player forgets."""
+        if self.card.quick:
+            return "Quick: adds no MP to its user's later cards this round"
+        return "Not Quick: its user's later cards cost +1 MP this round"
 
     def paragraphs(self) -> tuple[str, ...]:
         """The zone's text, roughly as it wraps, for fit.estimate_step."""
         if self.kind == "master":
-            # As _mastercard.html writes each card's row.
             rows = [
-                f"* {c.name} · {c.category} · {c.mp_cost} MP · Power {c.power}"
-                + (f" (T2 {c.tier2_power}, T3 {c.tier3_power})" if c.tier2_power else "")
-                + f" · Rank {c.unlock_rank}{' · Quick' if c.quick else ''}"
-                for c in self.cards
+                f"{line['pips']} {line['icon']} {line['card'].name} {line['rest']}"
+                for line in self.card_lines
             ]
+            if self.unlisted:
+                rows.append(f"+ {self.unlisted} more cards: see their move cards")
             if self.rank_note:
                 rows.insert(0, self.rank_note)
+            if self.is_archon:
+                rows.insert(0, self.summon_line)
             if self.character.flavour:
                 rows += self.character.flavour.splitlines()
             return tuple(rows)
         card = self.card
-        rows = ["8 dice · lands 99.9% · expected 99.99, T2 99.99 damage vs EVA 2, DEF 2"]
-        rows += (card.text or "x").splitlines()
-        for power, text in (
-            (card.tier2_power, card.tier2_text),
-            (card.tier3_power, card.tier3_text),
-        ):
-            if power is not None:
-                rows += ["Tier 2 (4 Resonance) · Power 99", *text.splitlines()]
+        rows = []
+        for _tier, (power, text) in enumerate(
+            ((card.power, card.text), (card.tier2_power, card.tier2_text),
+             (card.tier3_power, card.tier3_text)),
+            start=1,
+        ):  # fmt: skip
+            if power is None:
+                continue
+            rows += ["Tier 3 · Power 99 · 8 Resonance", "hit 99 · crit 99 · avg 99.99"]
+            rows += (text or "").splitlines()
         return tuple(rows)
 
 
-# The builder's default reference defender (README, "Rulings beyond RULES.md").
-REFERENCE = {"vs_evasion": 2, "vs_defense": 2, "vs_resistance": 2, "vs_type": None}
+def default_art_path(character) -> str:
+    """Where the generated Type art of a character is served (cards/printing/views.py);
+    the renderer gets the same picture from memory under the same path."""
+    return f"/print/art/{character.type.slug}/{character.code}.svg"
 
 
-def vars_of(card) -> dict:
-    """The fields card_rows reads, from a Card row."""
+def _marks(types) -> list[TypeMark]:
+    return [TypeMark(t.slug, t.symbol, t.name) for t in types]
+
+
+def chart_for(type_) -> dict:
+    """R6 from the live chart, for one Type: the Types it is weak to and strong against
+    (as a defender), and the Types its attacks hit for x3/2 and x1/2."""
+    if type_ is None or type_.pk is None:
+        return {"weak": [], "strong": [], "hits_weak": [], "hits_strong": []}
+    rows = Matchup.objects.filter(Q(defending=type_) | Q(attacking=type_))
+    rows = rows.exclude(effect=Effect.NEUTRAL)
+    rows = rows.select_related("attacking", "defending").order_by()
+    found = {"weak": [], "strong": [], "hits_weak": [], "hits_strong": []}
+    for m in rows:
+        if m.defending_id == type_.pk:
+            found[m.effect].append(m.attacking)
+        if m.attacking_id == type_.pk:
+            found[f"hits_{m.effect}"].append(m.defending)
     return {
-        "category": card.category,
-        "type_id": card.type_id,
-        "power": card.power,
-        "unlock_rank": card.unlock_rank,
+        key: _marks(sorted(ts, key=lambda t: (t.position, t.name))) for key, ts in found.items()
     }
 
 
-def character_faces(character: Character) -> list[Face]:
+def character_faces(character: Character, *, screen: bool = False) -> list[Face]:
     """A character's Mastercard, then one move card per card it owns."""
     cards = list(character.cards.select_related("type"))
-    faces = [Face("master", character=character, cards=cards, type_slug=character.type.slug)]
-    faces += [Face("move", character=character, card=c, type_slug=c.type.slug) for c in cards]
+    charts: dict[int, dict] = {}
+
+    def chart(type_) -> dict:
+        if type_.pk not in charts:
+            charts[type_.pk] = chart_for(type_)
+        return charts[type_.pk]
+
+    own = chart(character.type)
+    faces = [
+        Face("master", character=character, cards=cards, type_slug=character.type.slug,
+             screen=screen, matchups=own)
+    ]  # fmt: skip
+    for number, card in enumerate(cards, start=1):
+        faces.append(
+            Face("move", character=character, card=card, cards=cards, type_slug=card.type.slug,
+                 number=number, screen=screen, matchups=own, hits=chart(card.type))
+        )  # fmt: skip
+    if screen:
+        for face in faces:
+            face.step = screen_step(face)
     return faces
+
+
+# The screen has no measuring pass (the PDF's fit.py loop), so its first guess is a safe one.
+SCREEN_FILL = 0.75
+
+
+def screen_step(face: Face) -> int:
+    return fit.estimate_step(face.kind, face.paragraphs(), fill=SCREEN_FILL)
 
 
 def party_characters(party: Party) -> list[Character]:
@@ -209,8 +471,57 @@ def number_zones(faces: list[Face], first: int = 1) -> dict[int, tuple[str, int]
         face.zone = number
         face.step = fit.estimate_step(face.kind, face.paragraphs())
         zones[number] = (face.kind, face.step)
-        # Name and Type band; a move card also has its owner line.
-        face.lines = list(range(number + 1, number + (4 if face.kind == "move" else 3)))
+        # Its one-line zones, named by LINE_NAMES in the same order.
+        face.lines = [number + 1 + i for i in range(len(LINE_NAMES[face.kind]))]
         zones.update((line, ("line", 0)) for line in face.lines)
         number = face.lines[-1] + 1
     return zones
+
+
+def pdf_filename(characters, *, party=None, what: str = "cards", extension: str = "pdf") -> str:
+    """A download named after what it holds (issue 21.9): the party, or the characters
+    ("emberpup-cards.pdf", "emberpup-and-puddlefrog-cards.pdf", "emberpup-and-3-more"),
+    then what it is. Only the slug's letters reach the Content-Disposition header."""
+    from django.utils.text import slugify
+
+    names = [party.name] if party is not None else []
+    extra = [c for c in characters if party is None or c not in party_characters(party)]
+    names += [c.name for c in extra]
+    slugs = [s for s in (slugify(n) for n in names) if s] or ["memeyori"]
+    if len(slugs) == 1:
+        stem = slugs[0]
+    elif len(slugs) == 2:
+        stem = f"{slugs[0]}-and-{slugs[1]}"
+    else:
+        stem = f"{slugs[0]}-and-{len(slugs) - 1}-more"
+    return f"{stem[:80]}-{what}.{extension}"
+
+
+def example_face() -> Face | None:
+    """The rules page's example Mastercard (the game's text opens with "Above is an
+    example of a Memeyori Mastercard"): the demo's first Memeyori, built in memory from
+    cards/data/demo.json with the Types as the database has them now, so its Weak to /
+    Strong against follow the live chart. None when the Types are not loaded."""
+    import json
+    import uuid
+
+    from cards.demo import DEMO_FILE
+    from cards.models import Card, Memeyori, Type
+
+    row = json.loads(DEMO_FILE.read_text(encoding="utf-8"))["memeyori"][0]
+    types = {t.name: t for t in Type.objects.all()}
+    if row["type"] not in types or any(c["type"] not in types for c in row["cards"]):
+        return None
+    attrs = {k: v for k, v in row.items() if k not in ("name", "type", "cards")}
+    character = Memeyori(
+        name=row["name"], type=types[row["type"]], code=uuid.uuid5(uuid.NAMESPACE_URL, row["name"]),
+        **attrs,
+    )  # fmt: skip
+    cards = [
+        Card(**{k: v for k, v in c.items() if k != "type"}, type=types[c["type"]])
+        for c in row["cards"]
+    ]
+    face = Face("master", character=character, cards=cards, type_slug=character.type.slug,
+                screen=True, matchups=chart_for(character.type))  # fmt: skip
+    face.step = screen_step(face)
+    return face

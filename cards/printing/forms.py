@@ -27,7 +27,10 @@ class PrintForm(forms.Form):
         required=False, label="Print-shop mode: one card per page with 3 mm bleed and crop marks"
     )
     back = forms.ChoiceField(
-        choices=[("light", "Ink-light: a thin frame on white"), ("solid", "Solid dark")],
+        choices=[
+            ("light", "Ink-light: the mark and every Type's colour on white"),
+            ("solid", "Solid dark"),
+        ],
         initial="light",
         required=False,
         label="Card backs",
@@ -68,6 +71,15 @@ class PrintForm(forms.Form):
         """The chosen party's back image (a media URL, for the sandboxed fetcher), or ""."""
         party = self.parties.get(self.cleaned_data.get("party") or "")
         return print_asset_url(party.back_image.name) if party and party.back_image else ""
+
+    def filename(self) -> str:
+        """The PDF's name, after what it holds: the party and any other characters, and
+        "print-shop" when it is one card a page with bleed."""
+        from .deck import pdf_filename
+
+        party = self.parties.get(self.cleaned_data.get("party") or "")
+        what = "print-shop-cards" if self.cleaned_data.get("bleed") else "cards"
+        return pdf_filename(self.chosen(), party=party, what=what)
 
     def chosen(self) -> list:
         """The chosen characters, in order: the party's first, then the others once each."""

@@ -34,7 +34,9 @@ from . import fit
 
 ASSET_HOST = "assets.memeyori.invalid"
 ASSET_BASE = f"https://{ASSET_HOST}/"
-# Images made for one render (the cut marks), served from memory under this path.
+# Images made for one render (the cut marks) are served from memory under this path;
+# pictures the site also serves (a character's default art, the card back) under their own
+# site path, so that the cards' markup is the same on screen and on paper.
 GENERATED = "generated/"
 CONTENT_TYPES = {
     ".css": "text/css",
@@ -140,7 +142,7 @@ def _make_fetcher_class():
 
         def fetch(self, url, headers=None):
             self.requested.append(url)
-            name = url.removeprefix(ASSET_BASE + GENERATED)
+            name = url.removeprefix(ASSET_BASE)
             if name != url and name in self.generated:
                 return URLFetcherResponse(
                     url, body=self.generated[name], headers={"Content-Type": "image/svg+xml"}
@@ -192,7 +194,7 @@ class RenderJob:
     roots: dict[str, list[str]]
     # zone id -> (kind, first step); see fit.py.
     zones: dict[int, tuple[str, int]] = field(default_factory=dict)
-    # Files made for this render only, by name under ASSET_BASE + GENERATED.
+    # Pictures made for this render, by their path under ASSET_BASE ("generated/marks.svg").
     generated: dict[str, bytes] = field(default_factory=dict)
     # The media files the document names, by storage name, read from storage beforehand.
     media: dict[str, bytes] = field(default_factory=dict)

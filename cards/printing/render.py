@@ -9,13 +9,11 @@ from django.template.loader import render_to_string
 
 from cards.models import Type
 
-from . import fit, layout, pdf
-from .deck import Face, number_zones
+from . import art, design, fit, layout, pdf
+from .deck import LINE_NAMES, Face, default_art_path, number_zones
 
 # A bound on one document, so one request cannot ask for an endless render (27 sheets).
 MAX_FACES = 240
-HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
-SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
 MEDIA_PATH = re.compile(r"^/[-a-zA-Z0-9_/]+\.(jpg|png)$")
 
 
@@ -38,19 +36,9 @@ def _mm(value: float) -> str:
     return f"{value:.3f}"
 
 
-def _tint(colour: str, amount: float = 0.25) -> str:
-    """The colour mixed with white: a flat tint prints faster than an opacity layer."""
-    rgb = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
-    return "#" + "".join(f"{round(255 - (255 - c) * amount):02x}" for c in rgb)
-
-
-def _type_css() -> str:
-    # The same classes as /types.css plus a tint, re-checked because they go into <style>.
-    return "\n".join(
-        f".type-{t.slug} {{ --type-colour: {t.colour}; --type-tint: {_tint(t.colour)}; }}"
-        for t in Type.objects.only("slug", "colour")
-        if HEX_COLOUR.match(t.colour) and SLUG.match(t.slug)
-    )
+def _type_css(types) -> str:
+    # The same rules as /types.css (design.type_rules checks every value it writes).
+    return design.type_rules(types)
 
 
 def _roots() -> dict[str, list[str]]:
@@ -109,6 +97,7 @@ def build_document(
 ) -> tuple[str, dict[int, tuple[str, int]], dict[str, bytes]]:
     """The HTML for WeasyPrint, the text zones to fit and the generated images it uses."""
     zones = number_zones(faces, first_zone)
+    types = list(Type.objects.only("slug", "colour", "position", "name"))
     pages: list[Page] = []
     if bleed:
         page_w, page_h = layout.CARD_W, layout.CARD_H
@@ -159,12 +148,30 @@ def build_document(
             "bleed": bleed,
             "solid_backs": sheet.solid_backs,
             "back_image": back_image,
-            "page_css": "\n".join([*page_css, _type_css()]),
+            "page_css": "\n".join([*page_css, _type_css(types)]),
             "static_prefix": settings.STATIC_URL.strip("/") + "/",
         },
     )
-    generated = {"marks.svg": marks_svg(page_w, page_h, marks)} if marks else {}
+    generated = pictures(faces, types, backs=backs and not back_image, solid=sheet.solid_backs)
+    if marks:
+        generated[pdf.GENERATED + "marks.svg"] = marks_svg(page_w, page_h, marks)
     return html, zones, generated
+
+
+def pictures(faces: list[Face], types, *, backs: bool, solid: bool) -> dict[str, bytes]:
+    """The pictures the cards show that the site also serves (default art, the back), made
+    here so the renderer reads them from memory under the same paths."""
+    found = {}
+    for face in faces:
+        if face.kind != "back" and not face.portrait_url:
+            path = default_art_path(face.character)
+            found[path.lstrip("/")] = art.default_art_svg(
+                face.character.code, face.character.type.colour
+            ).encode()
+    if backs:
+        name = f"print/back-{'solid' if solid else 'light'}.svg"
+        found[name] = art.back_svg([t.colour for t in types], solid=solid).encode()
+    return found
 
 
 def marks_svg(page_w: float, page_h: float, marks) -> bytes:
@@ -178,9 +185,6 @@ def marks_svg(page_w: float, page_h: float, marks) -> bytes:
     ).encode()
 
 
-LINE_NAMES = ("name", "Type line", "owner line")
-
-
 def _zone_info(faces: list[Face]) -> dict[str, dict]:
     """What a preflight message says about each text zone, kept with the spec so that a
     worker can write the messages without the faces."""
@@ -190,7 +194,8 @@ def _zone_info(faces: list[Face]) -> dict[str, dict]:
             continue
         info[str(face.zone)] = {"title": face.title, "kind": face.kind, "line": None}
         for number, zone in enumerate(face.lines):
-            info[str(zone)] = {"title": face.title, "kind": face.kind, "line": LINE_NAMES[number]}
+            line = LINE_NAMES[face.kind][number]
+            info[str(zone)] = {"title": face.title, "kind": face.kind, "line": line}
     return info
 
 

@@ -189,13 +189,15 @@ def _asset_digests(spec: dict) -> list[tuple[str, str]]:
         for ref in match.groups()
         if ref
     ]
+    # Pictures made for the render (marks, default art, backs) are in the spec already.
+    made = {pdf.ASSET_BASE + name for job in spec.get("jobs", []) for name in job["generated"]}
     seen: dict[str, str] = {}
     while todo:
         base, ref = todo.pop()
         url = urljoin(base, ref)
         if url in seen or not url.startswith(pdf.ASSET_BASE):
             continue
-        if url.startswith(pdf.ASSET_BASE + pdf.GENERATED):
+        if url in made or url.startswith(pdf.ASSET_BASE + pdf.GENERATED):
             continue  # made for the render, already in the spec
         try:
             name = pdf.media_name(url)

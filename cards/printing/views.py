@@ -6,19 +6,20 @@ import base64
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
-from django.utils.text import slugify
 from django.views.decorators.vary import vary_on_headers
 
+from cards.models import Type
 from cards.views import get_character_for_owner, get_character_for_viewer
+from memeyori_site.errors import error_page
 from memeyori_site.http import allow, require_safe
 from memeyori_site.ratelimit import requester
 
-from . import layout, store
-from .deck import Face, character_faces
+from . import art, layout, store
+from .deck import Face, character_faces, pdf_filename
 from .forms import PortraitForm, PrintForm
 from .portraits import character_set_portrait
 from .render import TooManyCards, prepare
@@ -79,11 +80,21 @@ def _refused(request, error: store.Refused, template=WAITING_TEMPLATE):
     return response
 
 
-def _file_response(job: Render) -> HttpResponse:
+def _file_response(job: Render, filename: str = "") -> HttpResponse:
+    """The stored file, named as this request asked (the same cards may be stored under
+    another name: a party holding only Emberpup prints what Emberpup alone does)."""
     response = HttpResponse(store.content(job), content_type=job.content_type)
     disposition = "inline" if job.kind == Render.Kind.SHARE else "attachment"
-    response["Content-Disposition"] = f'{disposition}; filename="{job.filename}"'
+    response["Content-Disposition"] = f'{disposition}; filename="{filename or job.filename}"'
     return response
+
+
+def _cannot_print(request, message: str):
+    """A print link that cannot be printed: the site's error page, with the way back."""
+    return error_page(
+        request, 400, title="Nothing to print from this link", message=message,
+        action_url=reverse("print_page"), action_label="Choose what to print",
+    )  # fmt: skip
 
 
 def serve_or_wait(request, *, kind: str, spec: dict, filename: str):
@@ -99,7 +110,7 @@ def serve_or_wait(request, *, kind: str, spec: dict, filename: str):
     except store.Refused as error:
         return _refused(request, error)
     if job.status == Render.Status.DONE:
-        return _file_response(job)
+        return _file_response(job, filename)
     context = _job_context(request, job, back=request.get_full_path())
     return render(request, WAITING_TEMPLATE, context, status=202)
 
@@ -122,7 +133,7 @@ def print_page(request):
                 kind=Render.Kind.SHEET,
                 spec=spec,
                 requester=requester(request),
-                filename="memeyori-cards.pdf",
+                filename=form.filename(),
                 again="again" in request.GET,
             )
         except TooManyCards as error:
@@ -151,17 +162,13 @@ def print_page(request):
 def print_sheet(request):
     form = PrintForm(request.GET, user=request.user)
     if not form.is_valid():
-        return HttpResponse(
-            "Choose at least one character or a party on the print page.",
-            status=400,
-            content_type="text/plain",
-        )
+        return _cannot_print(request, "Choose at least one character or a party to print.")
     try:
         faces = layout.with_copies(_faces(form.chosen()), form.cleaned_data["copies"] or 1)
         spec = prepare(faces, png_dpi=PREVIEW_DPI, **_sheet_options(form))
     except TooManyCards as error:
-        return HttpResponse(str(error), status=400, content_type="text/plain")
-    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename="memeyori-cards.pdf")
+        return _cannot_print(request, str(error))
+    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=form.filename())
 
 
 @require_safe
@@ -170,7 +177,7 @@ def mastercard_pdf(request, kind, code):
     character = get_character_for_viewer(request, kind, code)
     paper = request.GET.get("paper", "a4")
     if paper not in PAPERS:
-        return HttpResponse("paper must be a4, letter or card", status=400)
+        return _cannot_print(request, "The paper must be a4, letter or card.")
     spec = prepare(
         character_faces(character)[:1],
         sheet=layout.single_card_layout(paper),
@@ -180,7 +187,7 @@ def mastercard_pdf(request, kind, code):
         request,
         kind=Render.Kind.MASTERCARD,
         spec=spec,
-        filename=f"{slugify(character.name) or 'mastercard'}.pdf",
+        filename=pdf_filename([character], what="mastercard"),
     )
 
 
@@ -198,7 +205,7 @@ def mastercard_png(request, kind, code):
         request,
         kind=Render.Kind.SHARE,
         spec=spec,
-        filename=f"{slugify(character.name) or 'card'}.png",
+        filename=pdf_filename([character], what="mastercard", extension="png"),
     )
 
 
@@ -223,6 +230,42 @@ def render_file(request, code):
     if job.status != Render.Status.DONE:
         return redirect("print_render", code=code)
     return _file_response(job)
+
+
+@require_safe
+def cards_page(request, kind, code):
+    """A character's whole set on screen, as it prints: the Mastercard, every move card and
+    the back, with the PDF links. Anyone who may see the character may see its cards."""
+    character = get_character_for_viewer(request, kind, code)
+    faces = character_faces(character, screen=True)
+    return render(
+        request,
+        "print/cards.html",
+        {"character": character, "master": faces[0], "moves": faces[1:],
+         "is_owner": request.user.is_authenticated and character.owner_id == request.user.pk},
+    )  # fmt: skip
+
+
+@require_safe
+def default_art(request, slug, seed):
+    """A character's generated Type art (art.py): a pattern from its Type's colour and its
+    code, nothing else, so it says no more than the page that links it."""
+    type_ = get_object_or_404(Type.objects.only("colour"), slug=slug)
+    response = HttpResponse(art.default_art_svg(seed, type_.colour), content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+@require_safe
+def card_back(request, style):
+    """The designed card back (art.back_svg): every Type's colour, ink-light or solid."""
+    if style not in ("light", "solid"):
+        raise Http404
+    colours = list(Type.objects.values_list("colour", flat=True))
+    svg = art.back_svg(colours, solid=style == "solid")
+    response = HttpResponse(svg, content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=300"
+    return response
 
 
 @allow("GET", "POST")
@@ -255,7 +298,7 @@ def portrait_page(request, kind, code):
                 return redirect("print_portrait", kind=kind, code=code)
     else:
         form = PortraitForm(initial=initial)
-    faces = character_faces(character)[:1]
+    faces = character_faces(character, screen=True)[:1]
     return render(
         request,
         "print/portrait.html",

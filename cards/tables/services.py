@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..models import Archon, Memeyori, Party, Table, TableMembership, Visibility
+from ..models import Archon, Card, Memeyori, Party, Table, TableMembership, Visibility
 
 SHARED_WITH_TABLE = (Visibility.TABLES, Visibility.PUBLIC)
 
@@ -127,6 +127,18 @@ def shared_with(table: Table, member=None):
         "archons": Archon.objects.filter(shared).select_related("type", "owner"),
         "parties": Party.objects.filter(shared).select_related("owner"),
     }
+
+
+def shared_card_count(table: Table, member=None) -> int:
+    """How many cards the table's PDF prints: a Mastercard per shared character and a move
+    card per card it owns (cards/printing/deck.character_faces)."""
+    shared = shared_with(table, member)
+    characters = shared["memeyori"].count() + shared["archons"].count()
+    cards = Card.objects.filter(
+        Q(memeyori__in=shared["memeyori"].values("pk"))
+        | Q(archon__in=shared["archons"].values("pk"))
+    ).count()
+    return characters + cards
 
 
 @dataclass(frozen=True)

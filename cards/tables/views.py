@@ -5,18 +5,18 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 
 from memeyori_site.confirm import confirm_page
-from memeyori_site.errors import DeadLink
+from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_safe
 
 from ..models import Table
 from ..printing.deck import character_faces
-from ..printing.layout import sheet_layout
+from ..printing.layout import PER_SHEET, sheet_layout
 from ..printing.render import TooManyCards, prepare
 from ..printing.store import Render
 from ..printing.views import serve_or_wait
@@ -79,10 +79,16 @@ def table_page(request, code):
         invite_url = request.build_absolute_uri(
             reverse("table_join", kwargs={"token": table.invite_token})
         )
+    sheet = None
+    if is_gm:
+        cards = services.shared_card_count(table)
+        sheets = -(-cards // PER_SHEET)
+        sheet = {"cards": cards, "sheets": sheets, "last": cards - PER_SHEET * (sheets - 1)}
     return render(
         request,
         "tables/table.html",
         {
+            "sheet": sheet,
             "table": table,
             "is_gm": is_gm,
             "members": members,
@@ -276,7 +282,10 @@ def table_print(request, code):
             user__username=form.cleaned_data["member"]
         )
         if not seat:
-            return HttpResponse("They do not sit at this table.", status=400)
+            return error_page(
+                request, 400, title="Not at this table", message="They do not sit at this table.",
+                action_url=table.get_absolute_url(), action_label=f"Back to {table.name}",
+            )  # fmt: skip
         member = seat[0].user
     shared = services.shared_with(table, member)
     characters = [*shared["archons"].order_by("owner__username", "name")]
@@ -286,10 +295,13 @@ def table_print(request, code):
     try:
         spec = prepare(faces, sheet=sheet_layout("a4"), title=title)
     except TooManyCards as error:
-        return HttpResponse(str(error), status=400, content_type="text/plain")
+        return error_page(
+            request, 400, title="Nothing to print", message=str(error),
+            action_url=table.get_absolute_url(), action_label=f"Back to {table.name}",
+        )  # fmt: skip
     # Rendered by a task worker like every PDF (issue 10): stored, or a waiting page.
     name = slugify(title) or "table"
-    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=f"{name}.pdf")
+    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=f"{name}-cards.pdf")
 
 
 def _dead_invite() -> DeadLink:

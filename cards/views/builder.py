@@ -11,7 +11,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from memeyori_site.http import allow, require_safe
 
-from .. import stats
+from .. import odds, stats
 from ..forms import CHARACTER_FORMS, DefenderPickForm, ReferenceDefenderForm, error_messages
 from ..models import Archon, Memeyori, visible_to
 from ..services import character_save
@@ -93,11 +93,11 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=N
         return context
     ref = reference.cleaned_data
     context["ref"] = ref
-    context["attacks"] = live.attack_rows(derived, ref["vs_evasion"])
+    context["attacks"] = odds.attack_rows(derived, ref["vs_evasion"])
     user_type = form.chosen_type()
     context["saved"] = cards is not None
     if cards is not None and user_type is not None:
-        context["card_rows"] = live.card_rows(
+        context["card_rows"] = odds.card_rows(
             cards=cards,
             derived=derived,
             user_type=user_type,

@@ -5,6 +5,7 @@ from django.utils.safestring import mark_safe
 
 from memeyori_site.http import require_safe
 
+from ..printing.deck import example_face
 from ..rules_page import rules_html
 
 
@@ -12,4 +13,5 @@ from ..rules_page import rules_html
 def rules(request):
     # Built from files in the repository (escaped line by line), never from user input.
     html = {k: mark_safe(v) for k, v in rules_html().items()}  # noqa: S308
-    return render(request, "cards/rules.html", html)
+    # "Above is an example of a Memeyori Mastercard": so there is one above it.
+    return render(request, "cards/rules.html", {**html, "example": example_face()})

@@ -10,6 +10,7 @@ from memeyori_site.http import require_post, require_safe
 
 from ..forms import TypeChartForm
 from ..models import Effect, Matchup, Type
+from ..printing.design import type_rules
 from ..services import type_chart_set
 
 
@@ -69,18 +70,7 @@ def type_chart_save(request):
 
 @require_safe
 def types_css(request):
-    """Each Type's colour as a class, so markup needs no style attribute (the CSP refuses them)."""
-    rules = [
-        f".type-{t.slug} {{ --type-colour: {t.colour}; }}"
-        for t in Type.objects.only("slug", "colour")
-        if _is_hex_colour(t.colour)
-    ]
-    return HttpResponse("\n".join(rules) + "\n", content_type="text/css; charset=utf-8")
-
-
-def _is_hex_colour(value: str) -> bool:
-    return (
-        len(value) == 7
-        and value[0] == "#"
-        and all(c in "0123456789abcdefABCDEF" for c in value[1:])
-    )
+    """Each Type's colours as a class, so markup needs no style attribute (the CSP refuses
+    them): the same rules the PDFs carry (cards/printing/design.py), so screen = print."""
+    rules = type_rules(Type.objects.only("slug", "colour"))
+    return HttpResponse(rules + "\n", content_type="text/css; charset=utf-8")

@@ -82,6 +82,13 @@ def bench_print() -> None:
                 f"simple 63 x 88 mm cards {plain:.2f} s (ratio {ours / plain:.2f}); "
                 f"{text_pages} pages of plain text {text:.2f} s (ratio {ours / text:.2f})"
             )
+            if len(chosen) == 60:
+                # Issue 22's goal, said as a verdict so a regression is seen at a glance.
+                verdict = "within" if ours <= 3 * plain else "OVER"
+                print(
+                    f"print: goal: a 60-card deck in at most 3x the time of 60 plain cards: "
+                    f"{ours / plain:.2f}x, {verdict} the goal"
+                )
         _bench_stored_mastercard()
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from battles.engine import words
 from cards.media import print_asset_url
 from cards.models import Archon, Memeyori, Party
 from cards.printing import layout, pdf
@@ -58,7 +59,10 @@ class Command(BaseCommand):
         out.write_bytes(result.pdf)
         for line in result.preflight:
             self.stderr.write(f"preflight: {line}")
-        self.stdout.write(f"Wrote {len(faces)} cards on {result.pages} pages to {out}")
+        self.stdout.write(
+            f"Wrote {words.plural(len(faces), 'card')} on {words.plural(result.pages, 'page')} "
+            f"to {out}"
+        )
 
     def _party(self, value: str):
         # A local admin tool, so the database id is accepted too (never in a public URL).
