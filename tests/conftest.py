@@ -18,6 +18,20 @@ hypothesis_settings.load_profile("memeyori")
 
 
 @pytest.fixture(autouse=True)
+def _rate_windows_stand_still(monkeypatch):
+    """django-ratelimit counts in fixed windows of the clock: a test's few requests that
+    happened to straddle a window's end (a second or two on a busy machine) would start
+    again at zero and miss their 429. In this process the windows stand still; each test
+    starts with no counts (the cache is cleared), and other processes keep the real clock."""
+    import types
+
+    from django_ratelimit import core
+
+    now = int(core.time.time())
+    monkeypatch.setattr(core, "time", types.SimpleNamespace(time=lambda: now))
+
+
+@pytest.fixture(autouse=True)
 def _isolated(request, settings, tmp_path, django_db_setup, django_db_blocker):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.MEDIA_ROOT = tmp_path / "media"
