@@ -11,8 +11,11 @@ Speed (`make bench`, tests/bench/battles.py), with the same log for the same see
   log); `resolve.blow` keeps what a card does to a target, and the policies' memos what
   they derived from the specs, shared by every battle of one input object.
 - Summary mode (`battle.run_summary`, behind `summary.simulate_summary`) builds no event
-  dicts: `tally.Tally` counts one call per resolved card and per settled group. A test
-  checks it against `summary.summarize` of the full log on 10,000 seeds.
+  dicts: `tally.Tally` counts one call per resolved card, and `settle.apply_group` counts a
+  group's blows, heals and knock-outs in place. A test checks it against
+  `summary.summarize` of the full log on 10,000 seeds.
+- No import circle: `summary` (which reads logs) imports the engine, never the reverse
+  (tests/test_engine_imports.py imports each module alone).
 - Greedy's expected-damage rows live in module tables shared by every battle, keyed by
   interned value keys (card and user stats, enemy defences, chart); they hold floats
   that steer choices only, never log values. Its shortcut skips the scan over targets
