@@ -157,9 +157,13 @@ class View:
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """Three plain functions of a side's View (and the battle's rng, for the random one)."""
+    """Three plain functions of a side's View (and the battle's rng, for the random one).
+
+    `version` changes whenever what the policy chooses changes, so that a stored battle
+    replays with the version that played it (battles.engine.policies.policy_version)."""
 
     name: str
     switch: object  # (view, rng) -> (out_id, in_id) | None
     summon: object  # (view, rng) -> bool
     plays: object  # (view, rng) -> list[(card_id, tier, target_id)]
+    version: int = 1

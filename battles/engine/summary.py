@@ -25,8 +25,7 @@ import random
 from collections import deque
 
 from .battle import run_summary
-from .policies import POLICIES
-from .run import input_for
+from .run import chosen_policies, input_for
 from .tally import card_totals, combatant_totals, side_totals
 
 
@@ -161,8 +160,10 @@ def summarize(log: dict) -> dict:
     }
 
 
-def simulate_summary(snapshot: dict, *, seed: int, policies=("greedy", "greedy")) -> dict:
-    """Exactly `summarize(simulate(snapshot, seed=seed, policies=policies))`, but the engine
-    counts as it goes (summary mode) instead of building the log's events."""
-    chosen = tuple(POLICIES[name] for name in policies)
+def simulate_summary(
+    snapshot: dict, *, seed: int, policies=("greedy", "greedy"), versions=None
+) -> dict:
+    """Exactly `summarize(simulate(snapshot, seed=seed, policies=policies, versions=...))`,
+    but the engine counts as it goes (summary mode) instead of building the log's events."""
+    chosen = chosen_policies(policies, versions)
     return run_summary(input_for(snapshot), chosen, random.Random(seed), seed=seed)
