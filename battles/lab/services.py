@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from cards.models import Party, visible_to
 
+from ..engine.policies import current_versions
 from ..engine.run import simulate
 from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility, new_share_token
@@ -65,9 +66,13 @@ def _enqueue_chunks(lab: Lab) -> None:
 
 def _create(
     *, owner, name_a, party_a, against_field, battles, seed, policy_a, policy_b, visibility,
-    matchups, base=None, change="",
+    matchups, base=None, change="", versions=None,
 ) -> Lab:  # fmt: skip
+    if versions is None:
+        versions = current_versions((policy_a, policy_b))
     lab = Lab.objects.create(
+        policy_version_a=versions[0],
+        policy_version_b=versions[1],
         owner=owner,
         party_a=party_a,
         name_a=name_a,
@@ -207,7 +212,7 @@ def lab_what_if(*, owner, base: Lab, kind: str, slot: int | None = None, charact
             owner=owner, name_a=base.name_a, party_a=base.party_a,
             against_field=base.against_field, battles=base.battles, seed=base.seed,
             policy_a=base.policy_a, policy_b=base.policy_b, visibility=base.visibility,
-            matchups=matchups, base=base, change=change,
+            matchups=matchups, base=base, change=change, versions=base.policy_versions,
         )  # fmt: skip
 
 
@@ -233,7 +238,8 @@ def run_chunk(*, lab_code: str, matchup: int, start: int) -> bool:
             lab_seed=lab.seed,
             start=chunk.start,
             end=chunk.end,
-            policies=(lab.policy_a, lab.policy_b),
+            policies=lab.policies,
+            versions=lab.policy_versions,
         )
     except Exception as e:
         Lab.objects.filter(pk=lab.pk).update(
@@ -310,7 +316,7 @@ def lab_open_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
             return battle
         seed = stats.battle_seed(lab.seed, i)
         snap = matchup.snapshot
-        log = simulate(snap, seed=seed, policies=(lab.policy_a, lab.policy_b))
+        log = simulate(snap, seed=seed, policies=lab.policies, versions=lab.policy_versions)
         if lab.log_format and log["format"] != lab.log_format:
             raise ValidationError(
                 f"This lab ran on an earlier engine ({lab.log_format}); today's "
