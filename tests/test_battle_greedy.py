@@ -73,14 +73,14 @@ def test_greedy_never_switches_out_last_rounds_newcomer():
     assert greedy.switch(_view(engine, round_no=3), engine.rng) == ("A1", "A2")
 
 
-def test_greedy_summons_only_with_two_rounds_of_upkeep_covered():
+def test_greedy_summons_only_with_four_rounds_of_upkeep_covered():
     a = party("A", fighter("Ann"), archon=fighter("Arc", kind="archon"))
     engine = _engine(a, party("B", fighter("Bo")), {})
     side = engine.sides[0]
     view = View(engine, side, (), 1)
-    side.resonance = 9  # the summon would cover one upkeep only
+    side.resonance = 11  # the summon would cover three upkeeps only
     assert not greedy.summon(view, engine.rng)
-    side.resonance = 10
+    side.resonance = 12
     assert greedy.summon(view, engine.rng)
 
 
