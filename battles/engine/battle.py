@@ -67,6 +67,8 @@ class Engine:
         self.round = 0
         # Knock-outs and dismissals so far: only they can make a side lose (R9).
         self.upheavals = 0
+        # Each side's (Resonance, cards in hand) as planning began (plan.plan_round).
+        self.shown: list[tuple[int, int]] | None = None
 
     # -- what the steps share ----------------------------------------------------------
     def emit(self, kind: str, **fields) -> None:

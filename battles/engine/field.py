@@ -122,6 +122,11 @@ class View:
         # derives from them (expected damage per card and target) never goes stale.
         self.memo = engine.memos[side.index]
 
+    def shown(self, side_index: int) -> tuple[int, int] | None:
+        """(Resonance, cards in hand) of a side as planning began: what the table sees."""
+        shown = self._engine.shown
+        return shown[side_index] if shown is not None else None
+
     def effect(self, card_type: str, defender_type: str) -> str:
         return self.chart.get((card_type, defender_type), "neutral")
 

@@ -8,6 +8,9 @@ _new_tuple = tuple.__new__  # builds the NamedTuples without their Python-level 
 
 def plan_round(engine) -> list[list[Play]]:
     """Each side plans against the enemy field as it stood before either planned (ruling 8)."""
+    # What each side shows the other before either plans: its Resonance and how many cards
+    # it holds (View.shown), so no policy models its enemy from the enemy's plan.
+    engine.shown = [(side.resonance, len(side.hand)) for side in engine.sides]
     seen = []
     for side in engine.sides:
         field = side.field()
