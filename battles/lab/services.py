@@ -27,6 +27,24 @@ MAX_TOTAL = 200_000
 CHUNK = 500
 # Labs one person may have waiting or running at once, so nobody fills the queue alone.
 MAX_RUNNING = 3
+# A lookahead plan costs about a thousand greedy plans (make bench: tests/bench/policies.py),
+# so a lab with lookahead is bounded to what one worker does in a few minutes: this many
+# battles in all with lookahead on one side, half as many with it on both.
+MAX_LOOKAHEAD_BATTLES = 500
+
+
+def lookahead_refusal(policies, total: int) -> str | None:
+    """Why a lab of `total` battles with these policies is too big for lookahead, or None."""
+    sides = sum(1 for p in policies if p == "lookahead")
+    if sides and total * sides > MAX_LOOKAHEAD_BATTLES:
+        most = MAX_LOOKAHEAD_BATTLES // sides
+        where = "both sides" if sides == 2 else "one side"
+        return (
+            f"With lookahead on {where} a lab runs at most {most:,} battles in all"
+            f" (this one would run {total:,}): lookahead thinks about a thousand times longer"
+            " than greedy. Lower the number, or let greedy play."
+        )
+    return None
 
 
 def lab_parties_for(user):
@@ -137,6 +155,8 @@ def lab_create(
         if not opponents:
             raise ValidationError("There is no other party you can see with a Memeyori in it.")
     _check_size(battles, len(opponents))
+    if refusal := lookahead_refusal((policy_a, policy_b), battles * len(opponents)):
+        raise ValidationError(refusal)
     _check_running(owner)
     with transaction.atomic():
         matchups = []
