@@ -4,7 +4,8 @@ Every random choice comes from a `random.Random` passed in by the caller.
 
 Speed (`make bench`, tests/bench/battles.py), with the same log for the same seed:
 - The engine rolls with `dice.roll_faces`, which must draw exactly what
-  `dice.roll_attack` draws, in the same order (a test checks faces and rng state), so
+  `dice.roll_attack_reference` draws die by die, in the same order (a test checks faces
+  and rng state; `roll_attack` is roll_faces checked and recorded), so
   stored battles still replay to the byte. Both roll up to five dice per random(), and
   shuffles draw one random() per card (`dice.shuffle`).
 - Events are dict literals appended in place (key order is part of the byte-identical

@@ -252,6 +252,9 @@ def _best_heal(heals, owners, extra, mp, purse, patients, planned_hp):
     return best
 
 
+PLAYED = NEVER  # a planned card's cost: more than any MP pool
+
+
 def plays(view: View, rng) -> list[tuple[str, int, str]]:
     """The three passes of the module docstring."""
     side = view.side
@@ -260,61 +263,64 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
     purse = _purse(side)
     extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []
-    hand = side.hand
-    allies = [f for f in side.slots if f is not None and f.status == FIELD]
-    if side.archon is not None and side.archon.status == FIELD:
-        allies.append(side.archon)
-    planned_hp = {f.id: f.hp for f in allies}
-    used = set()  # card ids planned
-    heals = [c for c in hand if c.category == "support"]
-
-    # 1. The most hurt ally under half HP (the first of them).
-    patient, lowest = None, HEAL_BELOW
+    enemies = view.enemies
+    table = _blow_table(view) if enemies else None
+    # [MP it costs now, card, user, *_blow_rows] for each attack; a planned one costs PLAYED.
+    cands = []
+    heals = []
+    for card in side.hand:
+        if card.category == "support":
+            heals.append(card)
+        elif table is not None:
+            user = owners[card.id]
+            rows = table.get(card.id)
+            if rows is None:
+                rows = table[card.id] = _blow_rows(view, card, user)
+            cands.append([card.mp_cost + user.played_nonquick, card, user, *rows])
     if heals:
+        allies = [f for f in side.slots if f is not None and f.status == FIELD]
+        if side.archon is not None and side.archon.status == FIELD:
+            allies.append(side.archon)
+        planned_hp = {f.id: f.hp for f in allies}
+        # 1. The most hurt ally under half HP (the first of them).
+        patient, lowest = None, HEAL_BELOW
         for f in allies:
             ratio = f.hp / f.spec.max_hp
             if f.hp > 0 and ratio < lowest:
                 patient, lowest = f, ratio
-    if patient is not None:
-        found = _best_heal(heals, owners, extra, mp, purse, [patient], planned_hp)
-        if found is not None:
-            card, user, cost, tier, f, restored = found
-            planned_hp[f.id] += restored
-            mp -= cost
-            purse[0] -= TIER_COST[tier]
-            if not card.quick:
-                extra[user.id] = 1
-            used.add(card.id)
-            plays.append((card.id, tier, f.id))
+        if patient is not None:
+            found = _best_heal(heals, owners, extra, mp, purse, [patient], planned_hp)
+            if found is not None:
+                card, user, cost, tier, f, restored = found
+                planned_hp[f.id] += restored
+                mp -= cost
+                purse[0] -= TIER_COST[tier]
+                if not card.quick:
+                    extra[user.id] = 1
+                    for other in cands:
+                        if other[2] is user:
+                            other[0] += 1
+                heals.remove(card)
+                plays.append((card.id, tier, f.id))
 
     # 2. Attacks, by expected damage delivered per MP.
-    enemies = view.enemies
-    if enemies:
+    if cands:
         enemy_ids = view.enemy_ids
         hp_left = [float(e.hp) for e in enemies]
-        table = _blow_table(view)
-        cands = []  # (card, user, *_blow_rows)
-        for card in hand:
-            if card.category == "support" or card.id in used:
-                continue
-            rows = table.get(card.id)
-            if rows is None:
-                rows = table[card.id] = _blow_rows(view, card, owners[card.id])
-            cands.append((card, owners[card.id], *rows))
-        while cands:
+        while True:
             best, best_score = None, 0.0
             spare = purse[0] - purse[2]
-            prices = {}  # Resonance -> what it is worth now
+            prices = None  # Resonance -> what it is worth now
             for cand in cands:
-                card, user, rows, cheapest, top_index, top, second, bound = cand
-                cost = card.mp_cost + user.played_nonquick
-                if extra:
-                    cost += extra.get(user.id, 0)
+                cost = cand[0]
                 if cost > mp:
                     continue
+                _, _, _, rows, cheapest, top_index, top, second, bound = cand
                 per_mp = cost or FREE
-                tiers = cheapest <= spare
-                if tiers:
+                tiers = False
+                if cheapest <= spare:
+                    if prices is None:
+                        prices = {}
                     price = prices.get(cheapest)
                     if price is None:
                         price = prices[cheapest] = _price(purse, cheapest)
@@ -328,38 +334,40 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                         # Capping only lowers a value: no other enemy can match this one.
                         score = value / per_mp
                         if score > best_score:
-                            best, best_score = (cand, cost, 1, top_index, value), score
+                            best, best_score = (cand, 1, top_index, value), score
                         continue
                 for index, options in enumerate(rows):
                     room = hp_left[index]
                     if room < ROOM_AT_LEAST:
                         room = ROOM_AT_LEAST
-                    value = _capped(options[0][2], room)
+                    outcome = options[0][2]
+                    value = outcome[0] if outcome[1] <= room else _capped(outcome, room)
                     tier = 1
                     if tiers:
                         value, tier = _tiered(options, room, purse, value)
                     score = value / per_mp
                     if score > best_score:
-                        best, best_score = (cand, cost, tier, index, value), score
+                        best, best_score = (cand, tier, index, value), score
             if best is None:
                 break
-            cand, cost, tier, index, value = best
-            card, user = cand[0], cand[1]
-            cands.remove(cand)
+            cand, tier, index, value = best
+            cost, card, user = cand[0], cand[1], cand[2]
+            cand[0] = PLAYED
             hp_left[index] -= value
             mp -= cost
             purse[0] -= TIER_COST[tier]
             if not card.quick:
                 extra[user.id] = extra.get(user.id, 0) + 1
-            used.add(card.id)
+                for other in cands:
+                    if other[2] is user:
+                        other[0] += 1
             plays.append((card.id, tier, enemy_ids[index]))
 
     # 3. Leftover MP heals whoever is hurt at all.
-    while heals and mp >= 0:
+    while heals:
         hurt = [f for f in allies if f.hp > 0 and planned_hp[f.id] < f.spec.max_hp]
         if not hurt:
             break
-        heals = [c for c in heals if c.id not in used]
         found = _best_heal(heals, owners, extra, mp, purse, hurt, planned_hp)
         if found is None:
             break
@@ -369,6 +377,6 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
         purse[0] -= TIER_COST[tier]
         if not card.quick:
             extra[user.id] = extra.get(user.id, 0) + 1
-        used.add(card.id)
+        heals.remove(card)
         plays.append((card.id, tier, f.id))
     return plays

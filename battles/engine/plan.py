@@ -66,11 +66,9 @@ def commit(engine, side: Side, choices, view: View) -> list[Play]:
     allies = None
     for card_id, tier, target in choices:
         # By position: CardSpec's dataclass == compares every field, and ids are unique.
-        index = 0
-        for card in hand:
+        for index, card in enumerate(hand):  # noqa: B007 (the index is used below)
             if card.id == card_id:
                 break
-            index += 1
         else:
             raise ValueError(f"{card_id} is not in side {side.index}'s hand")
         user = owners[card_id]

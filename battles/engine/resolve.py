@@ -120,7 +120,7 @@ def roll_group(engine, plays, initiative: int, gains: list[int]) -> list[tuple]:
     (blow or None for a heal, user, target, outcome or heal Power, card).
 
     The hot path of a battle: events are dict literals appended directly, and the dice
-    come from dice.roll_faces, which draws exactly what dice.roll_attack would."""
+    come from dice.roll_faces, which draws exactly what dice.roll_attack_reference would."""
     events = engine.events
     tally = engine.tally
     rnd = engine.round
