@@ -23,6 +23,9 @@ private `random.Random`, which seeds every world, so a battle stays deterministi
 seed and the policy never reads or copies the battle generator's state. The worlds share
 their seeds across candidates (common random numbers), so candidates are compared on the
 same dice and the same enemy hands.
+
+Its choices are made of greedy version 2's and version 1's (`_GREEDY`, the variants): a
+change to either, or to a number below, makes a new lookahead version.
 """
 
 import random
