@@ -7,7 +7,8 @@ from .models import BattleVisibility
 from .services import SEED_MAX, growth_refusal, parties_for, random_seed
 
 POLICY_CHOICES = [
-    ("greedy", "Greedy: best expected damage per MP"),
+    ("greedy", "Greedy: the best expected damage per MP, round by round"),
+    ("lookahead", "Lookahead: plays each plan out before choosing (stronger, slower)"),
     ("random", "Random: any legal choice"),
 ]
 assert {name for name, _ in POLICY_CHOICES} == set(POLICIES)

@@ -54,6 +54,11 @@ class Battle(models.Model):
     # /1 logs (equal Initiative in waves), 2 for /2 (R9.3 groups). Replays compare only
     # battles of today's version; older ones stay viewable as they were.
     engine_version = models.PositiveSmallIntegerField(default=ENGINE_VERSION)
+    # The versions of policy_a and policy_b that played it (battles.engine.policies): a
+    # replay plays these, not today's. Read from the log on save (its `policy_versions`,
+    # absent for two version-1 policies), so the record always says what the log says.
+    policy_version_a = models.PositiveSmallIntegerField(default=1)
+    policy_version_b = models.PositiveSmallIntegerField(default=1)
     # One frame per round (battles.engine.state.round_frames), so any round opens at once.
     frames = models.JSONField()
     winner = models.PositiveSmallIntegerField(null=True, blank=True)  # 0 or 1; null: a draw
@@ -73,6 +78,15 @@ class Battle(models.Model):
 
     def __str__(self):
         return f"{self.name_a} vs {self.name_b}"
+
+    def save(self, *args, **kwargs):
+        if isinstance(self.log, dict) and "policies" in self.log:
+            self.policy_version_a, self.policy_version_b = self.log.get("policy_versions", [1, 1])
+        super().save(*args, **kwargs)
+
+    @property
+    def policy_versions(self) -> tuple[int, int]:
+        return self.policy_version_a, self.policy_version_b
 
     @property
     def result_text(self) -> str:

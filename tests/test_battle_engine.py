@@ -365,9 +365,9 @@ def test_a_heal_whose_target_fell_goes_to_the_most_hurt_ally_standing():
     assert of(log, "heal")[0]["target"] == "A3"
 
 
-def test_greedy_never_switches_straight_back_the_round_after():
+def test_greedy_1_never_switches_straight_back_the_round_after():
     from battles.engine.field import EnemyView, View
-    from battles.engine.policies import greedy_switch
+    from battles.engine.greedy1 import greedy_switch
 
     chart = {("Blaze", "Verdant"): "weak", ("Tide", "Blaze"): "weak"}
     a = party("A", fighter("Leaf", type="Verdant"), fighter("Drop", type="Tide"),
@@ -389,9 +389,9 @@ def test_greedy_never_switches_straight_back_the_round_after():
     assert greedy_switch(View(engine, side, foes, 3), engine.rng) == ("A1", "A2")
 
 
-def test_greedy_summons_only_with_the_first_upkeep_to_spare():
+def test_greedy_1_summons_only_with_the_first_upkeep_to_spare():
     from battles.engine.field import View
-    from battles.engine.policies import greedy_summon
+    from battles.engine.greedy1 import greedy_summon
 
     archon = fighter("Arc", kind="archon")
     a = party("A", fighter("Ann"), archon=archon)

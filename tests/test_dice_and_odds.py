@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battles.engine.dice import roll_attack, roll_faces
+from battles.engine.dice import roll_attack, roll_attack_reference, roll_faces
 from battles.engine.odds import attack_odds, expected_damage
 
 pools = st.integers(0, 12)
@@ -153,17 +153,24 @@ def test_the_dice_counts_always_match_r4(accuracy, evasion, crit_rate, seed):
 
 
 @given(st.integers(0, 30), st.integers(0, 20), st.integers(0, 20), st.integers(0, 2**32))
-def test_the_engines_fast_roll_draws_exactly_what_roll_attack_draws(
+def test_the_engines_fast_roll_draws_exactly_what_the_die_by_die_roll_draws(
     accuracy, evasion, crit_rate, seed
 ):
     slow, fast = random.Random(seed), random.Random(seed)
-    roll = roll_attack(slow, accuracy, evasion, crit_rate)
+    roll = roll_attack_reference(slow, accuracy, evasion, crit_rate)
     attack, extra, evade, *counts = roll_faces(fast, accuracy, evasion, crit_rate)
     assert (tuple(attack), tuple(extra), tuple(evade)) == (
         roll.attack_dice, roll.explosive_dice, roll.evasion_dice)  # fmt: skip
     assert counts == [roll.hits, roll.glitches, roll.explosive_hits, roll.defender_hits]
     # The same numbers were drawn: both generators go on in step.
     assert slow.getstate() == fast.getstate()
+
+
+@given(st.integers(0, 30), st.integers(0, 20), st.integers(0, 20), st.integers(0, 2**32))
+def test_roll_attack_records_what_the_die_by_die_roll_rolls(accuracy, evasion, crit_rate, seed):
+    assert roll_attack(random.Random(seed), accuracy, evasion, crit_rate) == (
+        roll_attack_reference(random.Random(seed), accuracy, evasion, crit_rate)
+    )
 
 
 def test_the_same_seed_rolls_the_same_dice():

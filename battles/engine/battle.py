@@ -67,6 +67,8 @@ class Engine:
         self.round = 0
         # Knock-outs and dismissals so far: only they can make a side lose (R9).
         self.upheavals = 0
+        # Each side's (Resonance, cards in hand) as planning began (plan.plan_round).
+        self.shown: list[tuple[int, int]] | None = None
 
     # -- what the steps share ----------------------------------------------------------
     def emit(self, kind: str, **fields) -> None:
@@ -230,25 +232,30 @@ def run_battle(data: BattleInput, policies, rng: random.Random, *, seed=None) ->
     """The whole battle as a `memeyori-battle-log/2` dict."""
     engine = Engine(data, policies, rng)
     result = engine.run()
-    return {
-        "format": LOG_FORMAT,
-        "seed": seed,
-        "policies": [p.name for p in policies],
-        "sides": [
-            {
-                "name": spec.name,
-                "mp": spec.mp,
-                "draw": spec.draw,
-                "combatants": [
-                    combatant_record(f)
-                    for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
-                ],
-            }
-            for spec in data.sides
-        ],
-        "events": engine.events,
-        "result": result,
-    }
+    log = {"format": LOG_FORMAT, "seed": seed, "policies": [p.name for p in policies]}
+    versions = [getattr(p, "version", 1) for p in policies]
+    if versions != [1, 1]:
+        # Only when a later version played, so logs of version 1 stay as they always were.
+        log["policy_versions"] = versions
+    log.update(
+        {
+            "sides": [
+                {
+                    "name": spec.name,
+                    "mp": spec.mp,
+                    "draw": spec.draw,
+                    "combatants": [
+                        combatant_record(f)
+                        for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
+                    ],
+                }
+                for spec in data.sides
+            ],
+            "events": engine.events,
+            "result": result,
+        }
+    )
+    return log
 
 
 def run_summary(data: BattleInput, policies, rng: random.Random, *, seed=None) -> dict:

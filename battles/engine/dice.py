@@ -35,6 +35,21 @@ def _outcomes(k: int) -> list[tuple]:
 
 _GROUPS = [_outcomes(k) for k in range(GROUP + 1)]
 _SIZES = [6**k for k in range(GROUP + 1)]
+# How a pool of n dice is drawn: ((outcomes, how many), ...), five at a time, the rest last.
+_POOLS: dict[int, tuple] = {}
+
+
+def _pool(count: int) -> tuple:
+    plan = _POOLS.get(count)
+    if plan is None:
+        plan = []
+        left = count
+        while left > 0:
+            k = left if left < GROUP else GROUP
+            plan.append((_GROUPS[k], _SIZES[k]))
+            left -= k
+        plan = _POOLS[count] = tuple(plan)
+    return plan
 
 
 def roll_dice(rng: random.Random, count: int) -> tuple[int, ...]:
@@ -96,11 +111,39 @@ def judge(hits: int, glitches: int, explosive_hits: int, defender_hits: int):
     return landed, critical, complication
 
 
-def roll_attack(rng: random.Random, accuracy: int, evasion: int, crit_rate: int) -> AttackRoll:
-    """Roll one attack exactly per R4: attack dice, then explosive dice, then evasion dice."""
+def _check(accuracy, evasion, crit_rate) -> None:
     for name, value in (("accuracy", accuracy), ("evasion", evasion), ("crit_rate", crit_rate)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be a whole number of dice, 0 or more; got {value!r}")
+
+
+def roll_attack(rng: random.Random, accuracy: int, evasion: int, crit_rate: int) -> AttackRoll:
+    """Roll one attack exactly per R4: attack dice, then explosive dice, then evasion dice.
+
+    The engine's own roll (roll_faces), checked and recorded; `roll_attack_reference` is the
+    same roll written die by die, and a test holds the two to the same draws."""
+    _check(accuracy, evasion, crit_rate)
+    attack, extra, evade, hits, glitches, xhits, dhits = roll_faces(
+        rng, accuracy, evasion, crit_rate
+    )
+    landed = hits > dhits
+    return AttackRoll(
+        attack_dice=tuple(attack),
+        explosive_dice=tuple(extra),
+        evasion_dice=tuple(evade),
+        hits=hits,
+        glitches=glitches,
+        explosive_hits=xhits,
+        defender_hits=dhits,
+        landed=landed,
+        critical=landed and hits + xhits >= dhits + 5,
+        complication=glitches >= 1 and glitches >= hits,
+    )
+
+
+def roll_attack_reference(rng: random.Random, accuracy: int, evasion: int, crit_rate: int):
+    """R4's roll in the plainest words: the definition roll_faces must draw exactly as."""
+    _check(accuracy, evasion, crit_rate)
     attack = roll_dice(rng, accuracy)
     extra = explode(rng, attack.count(EXPLODE), crit_rate)
     evade = roll_dice(rng, evasion)
@@ -135,15 +178,12 @@ def roll_faces(rng: random.Random, accuracy: int, evasion: int, crit_rate: int) 
     draw = rng.random
     attack = []
     hits = glitches = sixes = 0
-    count = accuracy
-    while count > 0:
-        k = count if count < GROUP else GROUP
-        faces, h, g, x = _GROUPS[k][int(draw() * _SIZES[k])]
+    for outcomes, size in _POOLS.get(accuracy) or _pool(accuracy):
+        faces, h, g, x = outcomes[int(draw() * size)]
         attack += faces
         hits += h
         glitches += g
         sixes += x
-        count -= k
     extra = []
     xhits = 0
     if sixes and crit_rate > 0:
@@ -158,11 +198,8 @@ def roll_faces(rng: random.Random, accuracy: int, evasion: int, crit_rate: int) 
                 pending -= 1
     evade = []
     dhits = 0
-    count = evasion
-    while count > 0:
-        k = count if count < GROUP else GROUP
-        faces, h, _, _ = _GROUPS[k][int(draw() * _SIZES[k])]
+    for outcomes, size in _POOLS.get(evasion) or _pool(evasion):
+        faces, h, _, _ = outcomes[int(draw() * size)]
         evade += faces
         dhits += h
-        count -= k
     return attack, extra, evade, hits, glitches, xhits, dhits

@@ -122,6 +122,11 @@ class View:
         # derives from them (expected damage per card and target) never goes stale.
         self.memo = engine.memos[side.index]
 
+    def shown(self, side_index: int) -> tuple[int, int] | None:
+        """(Resonance, cards in hand) of a side as planning began: what the table sees."""
+        shown = self._engine.shown
+        return shown[side_index] if shown is not None else None
+
     def effect(self, card_type: str, defender_type: str) -> str:
         return self.chart.get((card_type, defender_type), "neutral")
 
@@ -157,9 +162,13 @@ class View:
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """Three plain functions of a side's View (and the battle's rng, for the random one)."""
+    """Three plain functions of a side's View (and the battle's rng, for the random one).
+
+    `version` changes whenever what the policy chooses changes, so that a stored battle
+    replays with the version that played it (battles.engine.policies.policy_version)."""
 
     name: str
     switch: object  # (view, rng) -> (out_id, in_id) | None
     summon: object  # (view, rng) -> bool
     plays: object  # (view, rng) -> list[(card_id, tier, target_id)]
+    version: int = 1

@@ -8,6 +8,9 @@ _new_tuple = tuple.__new__  # builds the NamedTuples without their Python-level 
 
 def plan_round(engine) -> list[list[Play]]:
     """Each side plans against the enemy field as it stood before either planned (ruling 8)."""
+    # What each side shows the other before either plans: its Resonance and how many cards
+    # it holds (View.shown), so no policy models its enemy from the enemy's plan.
+    engine.shown = [(side.resonance, len(side.hand)) for side in engine.sides]
     seen = []
     for side in engine.sides:
         field = side.field()
@@ -25,7 +28,7 @@ def plan_round(engine) -> list[list[Play]]:
         choice = policy.switch(view, engine.rng)
         if choice is not None:
             switch(engine, side, *choice)
-        if view.can_summon() and policy.summon(view, engine.rng):
+        if side.archon is not None and view.can_summon() and policy.summon(view, engine.rng):
             engine.spend(side, ARCHON_SUMMON_COST, "archon summon")
             engine.emit(
                 "summon", side=side.index, combatant=side.archon.id, reason="resonance", place=None
@@ -54,24 +57,21 @@ def switch(engine, side: Side, out_id: str, in_id: str) -> None:
     engine.bring_in(side, inn)
 
 
-def _position(cards, card_id: str) -> int:
-    for index, card in enumerate(cards):
-        if card.id == card_id:
-            return index
-    return -1
-
-
 def commit(engine, side: Side, choices, view: View) -> list[Play]:
     """Check a policy's cards (hand, MP with the surcharge, Resonance, targets) and pay."""
     plays = []
     hand = side.hand
+    owners = engine.owners
+    in_play = side.in_play
     allies = None
     for card_id, tier, target in choices:
-        index = _position(hand, card_id)
-        if index < 0:
+        # By position: CardSpec's dataclass == compares every field, and ids are unique.
+        for index, card in enumerate(hand):  # noqa: B007 (the index is used below)
+            if card.id == card_id:
+                break
+        else:
             raise ValueError(f"{card_id} is not in side {side.index}'s hand")
-        card = hand[index]
-        user = engine.owners[card_id]
+        user = owners[card_id]
         cost = card.mp_cost + user.played_nonquick
         if cost > side.mp:
             raise ValueError(f"{card.name} costs {cost} MP; {side.mp} left")
@@ -88,10 +88,9 @@ def commit(engine, side: Side, choices, view: View) -> list[Play]:
         side.mp -= cost
         if not card.quick:
             user.played_nonquick += 1
-        # By position: CardSpec's dataclass == compares every field, and ids are unique.
         del hand[index]
-        side.in_play.append(card)
-        if TIER_COST[tier]:
+        in_play.append(card)
+        if tier != 1:
             engine.spend(side, TIER_COST[tier], f"tier {tier}: {card.name}")
         plays.append(_new_tuple(Play, (card, user.id, tier, target, cost)))
     if engine.events is not None:

@@ -22,31 +22,34 @@ def groups(engine, plans) -> list[tuple[int, list]]:
 
     R9.3: Initiative = SPD + floor(highest AUR on the side's field / 2), fixed here, as
     resolution starts (after Switches and summons)."""
-    order = {}  # user id -> (-Initiative, side, field place)
-    for side in engine.sides:
-        field = side.field()
-        aura = 0
-        for f in field:
-            if f.spec.aura > aura:
-                aura = f.spec.aura
-        bonus = aura // 2
-        for place, f in enumerate(side.slots):
-            if f is not None:
-                order[f.id] = (-(f.spec.speed + bonus), side.index, place)
-        if side.archon is not None:
-            order[side.archon.id] = (-(side.archon.spec.speed + bonus), side.index, ARCHON_PLACE)
+    by_id = engine.by_id
     entries = []
-    for side_plans in plans:
+    for side, side_plans in zip(engine.sides, plans, strict=True):
+        if not side_plans:
+            continue
+        slots = side.slots
+        archon = side.archon
+        aura = 0
+        for f in slots:
+            if f is not None and f.status == FIELD and f.spec.aura > aura:
+                aura = f.spec.aura
+        if archon is not None and archon.status == FIELD and archon.spec.aura > aura:
+            aura = archon.spec.aura
+        bonus = aura // 2
+        index = side.index
         for seq, play in enumerate(side_plans):
-            entries.append((*order[play.user], seq, play))
+            user = by_id[play.user]
+            place = ARCHON_PLACE if user is archon else slots.index(user)
+            entries.append((-(user.spec.speed + bonus), index, place, seq, play))
     entries.sort(key=_ORDER)
     out = []
     current = None
     for negative, _, _, _, play in entries:
         if negative != current:
             current = negative
-            out.append((-negative, []))
-        out[-1][1].append(play)
+            out.append((-negative, [play]))
+        else:
+            out[-1][1].append(play)
     return out
 
 
@@ -117,7 +120,7 @@ def roll_group(engine, plays, initiative: int, gains: list[int]) -> list[tuple]:
     (blow or None for a heal, user, target, outcome or heal Power, card).
 
     The hot path of a battle: events are dict literals appended directly, and the dice
-    come from dice.roll_faces, which draws exactly what dice.roll_attack would."""
+    come from dice.roll_faces, which draws exactly what dice.roll_attack_reference would."""
     events = engine.events
     tally = engine.tally
     rnd = engine.round

@@ -6,7 +6,7 @@ import random
 
 from .battle import run_battle
 from .model import BattleInput, battle_input
-from .policies import POLICIES
+from .policies import POLICIES, policy_version
 
 # The inputs of the last few snapshots, each with a private copy to compare against: a
 # lab runs thousands of seeds of one snapshot, and an equal snapshot gives an equal input
@@ -25,9 +25,17 @@ def input_for(snapshot: dict) -> BattleInput:
     return data
 
 
-def simulate(snapshot: dict, *, seed: int, policies=("greedy", "greedy")) -> dict:
-    """Run a whole battle (R9-R10) from a snapshot; the same arguments give the same log."""
-    chosen = tuple(POLICIES[name] for name in policies)
+def chosen_policies(policies, versions=None) -> tuple:
+    """Policy objects for (name, name), at (version, version), or the current ones (None)."""
+    if versions is None:
+        return tuple(POLICIES[name] for name in policies)
+    return tuple(policy_version(n, v) for n, v in zip(policies, versions, strict=True))
+
+
+def simulate(snapshot: dict, *, seed: int, policies=("greedy", "greedy"), versions=None) -> dict:
+    """Run a whole battle (R9-R10) from a snapshot; the same arguments give the same log.
+    `versions` picks the policies' versions (a stored battle's); None plays today's."""
+    chosen = chosen_policies(policies, versions)
     return run_battle(input_for(snapshot), chosen, random.Random(seed), seed=seed)
 
 

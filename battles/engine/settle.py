@@ -34,10 +34,14 @@ def apply_group(engine, pending) -> bool:
     """Write the group's damage and heal events, apply each touched combatant's sums, then
     knock out those at 0 or less. True when someone was knocked out."""
     events = engine.events
-    tally = engine.tally
     rnd = engine.round
     touched: dict = {}  # Fighter -> [damage, healing]; insertion order is first touch
-    dealt, applied, fallen = [], [], []  # summary mode's record of the group
+    tally = engine.tally
+    if tally is not None:
+        # Summary mode counts here what summary.summarize reads from the same events.
+        combatants, cards = tally.combatants, tally.cards
+        hit_by: dict = {}  # target -> the sources that damaged it in this group, in order
+        heals: dict = {}  # target -> [(source, card, amount)]
     for entry, user, target, detail, card in pending:
         sums = touched.get(target)
         if sums is None:
@@ -51,14 +55,17 @@ def apply_group(engine, pending) -> bool:
                                "target": target.id, "card": card.id, "amount": amount,
                                "power": detail, "support_power": support_power})  # fmt: skip
             else:
-                dealt.append((user.id, target.id, card.id, amount, True))
+                row = heals.get(target)
+                if row is None:
+                    heals[target] = [(user.id, card.id, amount)]
+                else:
+                    row.append((user.id, card.id, amount))
             continue
         _, _, _, effect, _, power, stat, mitigation, same_type, outcomes = entry
-        critical, complication = detail > 1, detail & 1 == 1
         known = outcomes[detail]
         if known is None:
             known = outcomes[detail] = _damage(
-                power, stat, same_type, effect, critical, complication, mitigation
+                power, stat, same_type, effect, detail > 1, detail & 1 == 1, mitigation
             )
         amount = known[0]
         sums[0] += amount
@@ -67,11 +74,20 @@ def apply_group(engine, pending) -> bool:
             events.append({"round": rnd, "kind": "damage", "source": user.id,
                            "target": target.id, "card": card.id, "amount": amount,
                            "breakdown": {"power": power, "stat": stat, "stab": stab,
-                                         "type_multiplier": multiplier, "critical": critical,
-                                         "complication": complication,
+                                         "type_multiplier": multiplier,
+                                         "critical": detail > 1,
+                                         "complication": detail & 1 == 1,
                                          "mitigation": mitigation, "raw": raw}})  # fmt: skip
         else:
-            dealt.append((user.id, target.id, card.id, amount, False))
+            source = user.id
+            combatants[source]["damage_dealt"] += amount
+            combatants[target.id]["damage_taken"] += amount
+            cards[card.id]["damage"] += amount
+            sources = hit_by.get(target)
+            if sources is None:
+                hit_by[target] = [source]
+            elif source not in sources:
+                sources.append(source)
     knocked_out = False
     for target, (damage, healing) in touched.items():
         before = target.hp
@@ -84,8 +100,14 @@ def apply_group(engine, pending) -> bool:
             events.append({"round": rnd, "kind": "apply", "side": target.side,
                            "combatant": target.id, "hp_before": before, "damage": damage,
                            "healing": healing, "hp_after": target.hp})  # fmt: skip
-        else:
-            applied.append((target.id, before, damage, target.hp))
+        elif target in heals:
+            # summary.summarize's share of the restored HP, in log order.
+            restored = target.hp - (before - damage)
+            for source, card_id, amount in heals[target]:
+                share = min(amount, max(0, restored))
+                restored -= share
+                combatants[source]["healing_done"] += share
+                cards[card_id]["healing"] += share
         if after <= 0:
             knocked_out = True
     if knocked_out:
@@ -97,7 +119,7 @@ def apply_group(engine, pending) -> bool:
                     events.append({"round": rnd, "kind": "ko", "side": target.side,
                                    "combatant": target.id})  # fmt: skip
                 else:
-                    fallen.append(target.id)
-    if tally is not None:
-        tally.group(dealt, applied, fallen)
+                    combatants[target.id]["knocked_out"] = True
+                    for source in hit_by.get(target, ()):
+                        combatants[source]["knockouts"] += 1
     return knocked_out

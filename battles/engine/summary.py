@@ -21,34 +21,12 @@ Definitions that a log leaves open, fixed here:
   every combatant that dealt the target damage in the group that knocked it out.
 """
 
+import random
 from collections import deque
 
-
-def side_totals() -> dict:
-    return {
-        "resonance_gained": 0,
-        "resonance_spent": 0,
-        "archon_summons": 0,
-        "archon_dismissals": 0,
-        "archon_rounds": 0,
-        "tier2_plays": 0,
-        "tier3_plays": 0,
-    }
-
-
-def combatant_totals() -> dict:
-    return {
-        "damage_dealt": 0,
-        "damage_taken": 0,
-        "healing_done": 0,
-        "knockouts": 0,
-        "knocked_out": False,
-        "rounds_on_field": 0,
-    }
-
-
-def card_totals() -> dict:
-    return {"played": 0, "attacks": 0, "landed": 0, "criticals": 0, "damage": 0, "healing": 0}
+from .battle import run_summary
+from .run import chosen_policies, input_for
+from .tally import card_totals, combatant_totals, side_totals
 
 
 def summarize(log: dict) -> dict:
@@ -182,14 +160,10 @@ def summarize(log: dict) -> dict:
     }
 
 
-def simulate_summary(snapshot: dict, *, seed: int, policies=("greedy", "greedy")) -> dict:
-    """Exactly `summarize(simulate(snapshot, seed=seed, policies=policies))`, but the engine
-    counts as it goes (summary mode) instead of building the log's events."""
-    import random
-
-    from .battle import run_summary
-    from .policies import POLICIES
-    from .run import input_for
-
-    chosen = tuple(POLICIES[name] for name in policies)
+def simulate_summary(
+    snapshot: dict, *, seed: int, policies=("greedy", "greedy"), versions=None
+) -> dict:
+    """Exactly `summarize(simulate(snapshot, seed=seed, policies=policies, versions=...))`,
+    but the engine counts as it goes (summary mode) instead of building the log's events."""
+    chosen = chosen_policies(policies, versions)
     return run_summary(input_for(snapshot), chosen, random.Random(seed), seed=seed)

@@ -1,11 +1,40 @@
 """Summary mode: the counts `summary.summarize` reads from a log, kept as the battle runs.
 
-The engine calls these where it would write the matching event, so a summary costs no
-event dicts. tests/test_battle_summary.py checks, seed by seed, that the result equals
-`summarize` of the full log.
+The engine counts where it would write the matching event (a card resolving here, a group
+settling in `settle.apply_group`), so a summary costs no event dicts.
+tests/test_battle_summary.py checks, seed by seed, that the result equals `summarize` of
+the full log. The rows' shapes live here, and `summary` builds its own from them, so the
+engine never imports the module that reads logs.
 """
 
-from .summary import card_totals, combatant_totals, side_totals
+from .field import FIELD
+
+
+def side_totals() -> dict:
+    return {
+        "resonance_gained": 0,
+        "resonance_spent": 0,
+        "archon_summons": 0,
+        "archon_dismissals": 0,
+        "archon_rounds": 0,
+        "tier2_plays": 0,
+        "tier3_plays": 0,
+    }
+
+
+def combatant_totals() -> dict:
+    return {
+        "damage_dealt": 0,
+        "damage_taken": 0,
+        "healing_done": 0,
+        "knockouts": 0,
+        "knocked_out": False,
+        "rounds_on_field": 0,
+    }
+
+
+def card_totals() -> dict:
+    return {"played": 0, "attacks": 0, "landed": 0, "criticals": 0, "damage": 0, "healing": 0}
 
 
 class Tally:
@@ -16,9 +45,13 @@ class Tally:
         self.cards: dict[str, dict] = {}
 
     def planned(self, side) -> None:
-        for f in side.field():
-            self.combatants[f.id]["rounds_on_field"] += 1
-        if side.archon_active():
+        combatants = self.combatants
+        for f in side.slots:
+            if f is not None and f.status == FIELD:
+                combatants[f.id]["rounds_on_field"] += 1
+        archon = side.archon
+        if archon is not None and archon.status == FIELD:
+            combatants[archon.id]["rounds_on_field"] += 1
             self.sides[side.index]["archon_rounds"] += 1
 
     def card(self, side: int, card: str, tier: int, attack: bool, landed, critical) -> None:
@@ -35,35 +68,6 @@ class Tally:
                 row["landed"] += 1
                 if critical:
                     row["criticals"] += 1
-
-    def group(self, dealt: list[tuple], applied: list[tuple], knocked_out: list[str]) -> None:
-        """A group settled: its blows and heals (source, target, card, amount, heal?) in
-        order, each touched combatant's (id, hp_before, damage, hp_after), its knock-outs."""
-        combatants, cards = self.combatants, self.cards
-        hit_by: dict[str, list[str]] = {}
-        heals: dict[str, list[tuple]] = {}
-        for source, target, card, amount, heal in dealt:
-            if heal:
-                heals.setdefault(target, []).append((source, card, amount))
-                continue
-            combatants[source]["damage_dealt"] += amount
-            combatants[target]["damage_taken"] += amount
-            cards[card]["damage"] += amount
-            sources = hit_by.setdefault(target, [])
-            if source not in sources:
-                sources.append(source)
-        for target, before, damage, after in applied:
-            if target in heals:
-                restored = after - (before - damage)
-                for source, card, amount in heals[target]:
-                    share = min(amount, max(0, restored))
-                    restored -= share
-                    combatants[source]["healing_done"] += share
-                    cards[card]["healing"] += share
-        for target in knocked_out:
-            combatants[target]["knocked_out"] = True
-            for source in hit_by.get(target, ()):
-                combatants[source]["knockouts"] += 1
 
     def summary(self, seed, result: dict) -> dict:
         hp_left = []

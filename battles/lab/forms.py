@@ -37,7 +37,14 @@ class LabForm(forms.Form):
         help_text="The lab's seed; battle i gets its own seed from it, so every battle replays.",
     )
     policy_a = forms.ChoiceField(choices=POLICY_CHOICES, initial="greedy", label="Side A plays")
-    policy_b = forms.ChoiceField(choices=POLICY_CHOICES, initial="greedy", label="Side B plays")
+    policy_b = forms.ChoiceField(
+        choices=POLICY_CHOICES,
+        initial="greedy",
+        label="Side B plays",
+        help_text=f"With lookahead a lab runs at most {services.MAX_LOOKAHEAD_BATTLES:,} "
+        f"battles in all ({services.MAX_LOOKAHEAD_BATTLES // 2:,} with lookahead on both "
+        "sides), what one worker plays in a few minutes.",
+    )
     visibility = forms.ChoiceField(
         choices=BattleVisibility.choices, initial=BattleVisibility.PRIVATE
     )
@@ -59,6 +66,13 @@ class LabForm(forms.Form):
             if party is not None and not party.slots.exists():
                 self.add_error(field, "This party has no Memeyori; a party needs one to battle.")
         against = data.get("against")
+        policies = (data.get("policy_a"), data.get("policy_b"))
+        if (
+            against == "one"
+            and data.get("battles")
+            and (refusal := services.lookahead_refusal(policies, data["battles"]))
+        ):
+            self.add_error("battles", refusal)
         if against == "one" and b is None and "party_b" not in self.errors:
             self.add_error("party_b", "Choose side B, or run against every party you can see.")
         if against == "field" and a is not None:
@@ -73,6 +87,10 @@ class LabForm(forms.Form):
                     f"{count * data['battles']:,} battles; a lab runs at most "
                     f"{services.MAX_TOTAL:,}. Lower the number.",
                 )
+            elif data.get("battles") and (
+                refusal := services.lookahead_refusal(policies, data["battles"] * count)
+            ):
+                self.add_error("battles", refusal)
         return data
 
 

@@ -34,6 +34,10 @@ class Lab(models.Model):
     seed = models.BigIntegerField()
     policy_a = models.CharField(max_length=16, choices=POLICY_CHOICES, default="greedy")
     policy_b = models.CharField(max_length=16, choices=POLICY_CHOICES, default="greedy")
+    # The policies' versions when the lab ran (battles.engine.policies): its battles, and
+    # every "open battle i", are played by these, so they replay as the lab counted them.
+    policy_version_a = models.PositiveSmallIntegerField(default=1)
+    policy_version_b = models.PositiveSmallIntegerField(default=1)
     status = models.CharField(max_length=8, choices=LabStatus.choices, default=LabStatus.QUEUED)
     error = models.TextField(blank=True)
     total = models.PositiveIntegerField(default=0)
@@ -68,6 +72,14 @@ class Lab(models.Model):
             first = next(iter(self.matchups.all()), None)
             title = f"{self.name_a} vs {first.name_b if first else '?'}"
         return f"{title}, what if {self.change}" if self.change else title
+
+    @property
+    def policies(self) -> tuple[str, str]:
+        return self.policy_a, self.policy_b
+
+    @property
+    def policy_versions(self) -> tuple[int, int]:
+        return self.policy_version_a, self.policy_version_b
 
     @property
     def finished_ok(self) -> bool:

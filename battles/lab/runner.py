@@ -5,12 +5,17 @@ from ..engine.summary import simulate_summary
 from .stats import add_summary, battle_seed, empty_tally
 
 
-def run_range(snapshot: dict, *, lab_seed: int, start: int, end: int, policies) -> dict:
-    """The tally of battles start..end-1, battle i fought with battle_seed(lab_seed, i)."""
+def run_range(
+    snapshot: dict, *, lab_seed: int, start: int, end: int, policies, versions=None
+) -> dict:
+    """The tally of battles start..end-1, battle i fought with battle_seed(lab_seed, i),
+    by the policies at `versions` (None: today's)."""
     tally = empty_tally()
     policies = tuple(policies)
     for i in range(start, end):
-        summary = simulate_summary(snapshot, seed=battle_seed(lab_seed, i), policies=policies)
+        summary = simulate_summary(
+            snapshot, seed=battle_seed(lab_seed, i), policies=policies, versions=versions
+        )
         add_summary(tally, summary, i)
     return tally
 

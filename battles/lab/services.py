@@ -20,6 +20,7 @@ from django_tasks_db.backend import DatabaseBackend
 
 from cards.models import Party, visible_to
 
+from ..engine.policies import current_versions
 from ..engine.run import simulate
 from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility, new_share_token
@@ -39,6 +40,24 @@ MAX_RUNNING = 3
 # Chunks of one person's in the task queue (waiting or running) at once.
 QUEUED_PER_PERSON = 2
 ACTIVE = (LabStatus.QUEUED, LabStatus.RUNNING)
+# A lookahead plan costs about a thousand greedy plans (make bench: tests/bench/policies.py),
+# so a lab with lookahead is bounded to what one worker does in a few minutes: this many
+# battles in all with lookahead on one side, half as many with it on both.
+MAX_LOOKAHEAD_BATTLES = 500
+
+
+def lookahead_refusal(policies, total: int) -> str | None:
+    """Why a lab of `total` battles with these policies is too big for lookahead, or None."""
+    sides = sum(1 for p in policies if p == "lookahead")
+    if sides and total * sides > MAX_LOOKAHEAD_BATTLES:
+        most = MAX_LOOKAHEAD_BATTLES // sides
+        where = "both sides" if sides == 2 else "one side"
+        return (
+            f"With lookahead on {where} a lab runs at most {most:,} battles in all"
+            f" (this one would run {total:,}): lookahead thinks about a thousand times longer"
+            " than greedy. Lower the number, or let greedy play."
+        )
+    return None
 
 
 def lab_parties_for(user):
@@ -98,9 +117,13 @@ def _dispatch(owner_id: int) -> None:
 
 def _create(
     *, owner, name_a, party_a, against_field, battles, seed, policy_a, policy_b, visibility,
-    matchups, base=None, change="",
+    matchups, base=None, change="", versions=None,
 ) -> Lab:  # fmt: skip
+    if versions is None:
+        versions = current_versions((policy_a, policy_b))
     lab = Lab.objects.create(
+        policy_version_a=versions[0],
+        policy_version_b=versions[1],
         owner=owner,
         party_a=party_a,
         name_a=name_a,
@@ -165,6 +188,8 @@ def lab_create(
         if not opponents:
             raise ValidationError("There is no other party you can see with a Memeyori in it.")
     _check_size(battles, len(opponents))
+    if refusal := lookahead_refusal((policy_a, policy_b), battles * len(opponents)):
+        raise ValidationError(refusal)
     with transaction.atomic():
         _check_running(owner)
         matchups = []
@@ -240,7 +265,7 @@ def lab_what_if(*, owner, base: Lab, kind: str, slot: int | None = None, charact
             owner=owner, name_a=base.name_a, party_a=base.party_a,
             against_field=base.against_field, battles=base.battles, seed=base.seed,
             policy_a=base.policy_a, policy_b=base.policy_b, visibility=base.visibility,
-            matchups=matchups, base=base, change=change,
+            matchups=matchups, base=base, change=change, versions=base.policy_versions,
         )  # fmt: skip
 
 
@@ -266,7 +291,8 @@ def run_chunk(*, lab_code: str, matchup: int, start: int) -> bool:
             lab_seed=lab.seed,
             start=chunk.start,
             end=chunk.end,
-            policies=(lab.policy_a, lab.policy_b),
+            policies=lab.policies,
+            versions=lab.policy_versions,
         )
     except Exception as e:
         with transaction.atomic():
@@ -372,7 +398,7 @@ def lab_open_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
             return battle
         seed = stats.battle_seed(lab.seed, i)
         snap = matchup.snapshot
-        log = simulate(snap, seed=seed, policies=(lab.policy_a, lab.policy_b))
+        log = simulate(snap, seed=seed, policies=lab.policies, versions=lab.policy_versions)
         if lab.log_format and log["format"] != lab.log_format:
             raise ValidationError(
                 f"This lab ran on an earlier engine ({lab.log_format}); today's "

@@ -1,9 +1,12 @@
-"""Issue 9's audit figures, measured on demo battles from their logs alone (run by hand).
+"""Audit figures, measured on demo battles from their logs alone (run by hand).
 
-    .venv/bin/python -m tests.bench.audit_battles [--save-winners FILE | --compare-winners FILE]
+    .venv/bin/python -m tests.bench.audit_battles [--seeds N] [--random-parties N]
+        [--save-winners FILE | --compare-winners FILE]
 
-Reads /1 and /2 logs alike. Nothing here is asserted: the tests hold the rules; this
-prints how often each weak ruling the audit found shows up, before and after a change.
+Issue 9's figures (how often each weak ruling shows up), then issue 19's habits of the
+greedy policy, for greedy version 1 (before) and the current version (after) on the same
+battles: the 16 ordered demo pairs x N seeds, and N random parties against each other.
+Reads /1 and /2 logs alike. Nothing here is asserted: the tests hold the rules.
 """
 
 import argparse
@@ -14,14 +17,149 @@ PARTIES = ["Sunrise Squad", "Night Shift", "Cold Front", "Wild Bunch"]
 PAIRS = list(itertools.product(PARTIES, repeat=2))  # 16 ordered pairs, self-battles included
 
 
-def _battles(seeds: int, policies=("greedy", "greedy")):
+def _battles(seeds: int, policies=("greedy", "greedy"), versions=None):
     from battles.engine.run import simulate
     from battles.snapshot import demo_snapshot
 
     for a, b in PAIRS:
         snap = demo_snapshot(a, b)
         for seed in range(seeds):
-            yield (a, b, seed), simulate(snap, seed=seed, policies=policies)
+            yield (a, b, seed), simulate(snap, seed=seed, policies=policies, versions=versions)
+
+
+def _random_battles(count: int, versions=None):
+    """Two random parties a battle (tests.test_battle_groups.random_party), one seed each."""
+    import random
+
+    from battles.engine.run import simulate
+    from battles.snapshot import snapshot
+    from tests.test_battle_groups import random_party
+    from tests.test_battle_invariants import CHART
+
+    rng = random.Random(1919)
+    for n in range(count):
+        snap = snapshot([random_party(rng), random_party(rng)], CHART)
+        yield n, simulate(snap, seed=n, versions=versions)
+
+
+def habits(log: dict, tally) -> None:
+    """Add one log's counts of issue 19's greedy habits to tally."""
+    cards = {k["id"]: k for s in log["sides"] for c in s["combatants"] for k in c["cards"]}
+    max_hp = {c["id"]: c["max_hp"] for s in log["sides"] for c in s["combatants"]}
+    hp = dict(max_hp)
+    hand = [[], []]
+    drawn = [set(), set()]
+    played = [set(), set()]
+    last_in = [None, None]  # (round, id) of each side's last switch-in
+    round_plays = {}  # side -> [(card id, combatant)] resolved or fizzled this round
+    plans = {}  # side -> (mp_left) this round
+
+    def owner(card_id):
+        return card_id.split(".")[0]
+
+    def drop(side, combatant):
+        hand[side] = [c for c in hand[side] if owner(c) != combatant]
+
+    def close_round():
+        for side, mp_left in plans.items():
+            tally["plans"] += 1
+            if mp_left <= 0:
+                continue
+            tally["plans_with_mp_left"] += 1
+            nonquick = {}
+            for card_id, who in round_plays.get(side, []):
+                if not cards[card_id]["quick"]:
+                    nonquick[who] = nonquick.get(who, 0) + 1
+            affordable = [
+                c for c in hand[side]
+                if cards[c]["mp_cost"] + nonquick.get(owner(c), 0) <= mp_left
+            ]  # fmt: skip
+            if affordable and all(cards[c]["category"] == "support" for c in affordable):
+                tally["plans_with_mp_left_only_heals_affordable"] += 1
+        plans.clear()
+        round_plays.clear()
+
+    for event in log["events"]:
+        kind = event["kind"]
+        if kind == "round_start":
+            close_round()
+        elif kind == "draw":
+            hand[event["side"]] += event["cards"]
+            drawn[event["side"]].update(event["cards"])
+        elif kind == "switch":
+            side, out, inn = event["side"], event["out"], event["in"]
+            tally["switches"] += 1
+            lost = sum(1 for c in hand[side] if owner(c) == out)
+            tally["cards_lost_to_switches"] += lost
+            if hp[inn] * 2 < max_hp[inn]:
+                tally["switches_bringing_in_under_half_hp"] += 1
+            if last_in[side] == (event["round"] - 1, out):
+                tally["switched_out_last_rounds_newcomer"] += 1
+            last_in[side] = (event["round"], inn)
+            drop(side, out)
+        elif kind == "plan":
+            plans[event["side"]] = event["mp_left"]
+            tally["mp_pool"] += event["mp_spent"] + event["mp_left"]
+            tally["mp_unspent"] += event["mp_left"]
+        elif kind in ("play", "fizzle"):
+            side, card_id = event["side"], event["card"]
+            if card_id in hand[side]:
+                hand[side].remove(card_id)
+            round_plays.setdefault(side, []).append((card_id, event["combatant"]))
+            if kind == "play":
+                played[side].add(card_id)
+                tally["plays"] += 1
+                tally["tier_plays"] += event["tier"] > 1
+        elif kind == "apply":
+            tally["damage"] += event["damage"]
+            tally["overkill"] += max(0, event["damage"] - event["healing"] - event["hp_before"])
+            hp[event["combatant"]] = event["hp_after"]
+        elif kind in ("ko", "dismiss"):
+            drop(event["side"], event["combatant"])
+            if kind == "dismiss":
+                tally["archon_dismissed_for_upkeep"] += 1
+        elif kind == "summon" and event["reason"] == "resonance":
+            tally["archon_summons"] += 1
+    close_round()
+    for side in (0, 1):
+        tally["distinct_cards_drawn"] += len(drawn[side])
+        tally["distinct_drawn_never_played"] += len(drawn[side] - played[side])
+
+
+# (habit, what it is a part of, how to print the ratio)
+HABITS = [
+    ("cards_lost_to_switches", "switches", "per switch"),
+    ("switches_bringing_in_under_half_hp", "switches", "share"),
+    ("switched_out_last_rounds_newcomer", "switches", "share"),
+    ("mp_unspent", "mp_pool", "share"),
+    ("plans_with_mp_left_only_heals_affordable", "plans", "share"),
+    ("distinct_drawn_never_played", "distinct_cards_drawn", "share"),
+    ("overkill", "damage", "share"),
+    ("archon_dismissed_for_upkeep", "archon_summons", "share"),
+    ("tier_plays", "plays", "share"),
+]
+
+
+def _habit_line(name, of, how, before, after) -> str:
+    def one(t):
+        ratio = t[name] / t[of] if t[of] else 0.0
+        shown = f"{ratio:.2f}" if how == "per switch" else f"{ratio:.1%}"
+        return f"{t[name]:,} of {t[of]:,} ({shown})"
+
+    return f"  {name}: before {one(before)}; after {one(after)}"
+
+
+def print_habits(title: str, logs_before, logs_after) -> None:
+    from collections import Counter
+
+    before, after = Counter(), Counter()
+    for _, log in logs_before:
+        habits(log, before)
+    for _, log in logs_after:
+        habits(log, after)
+    print(title)
+    for name, of, how in HABITS:
+        print(_habit_line(name, of, how, before, after))
 
 
 def audit(log: dict, tally: dict) -> None:
@@ -141,6 +279,7 @@ def main() -> None:
     django.setup()
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=160)
+    parser.add_argument("--random-parties", type=int, default=1000)
     parser.add_argument("--save-winners")
     parser.add_argument("--compare-winners")
     args = parser.parse_args()
@@ -160,6 +299,20 @@ def main() -> None:
     for name, of in FIGURES:
         total = f" of {tally[of]:,}" if of else ""
         print(f"  {name}: {tally[name]:,}{total}")
+    from battles.engine.policies import POLICIES
+
+    now = POLICIES["greedy"].version
+    print_habits(
+        f"greedy's habits (issue 19.1): version 1 (before) vs version {now} (after), the same"
+        f" {len(PAIRS) * args.seeds:,} demo battles",
+        _battles(args.seeds, versions=(1, 1)),
+        _battles(args.seeds),
+    )
+    print_habits(
+        f"the same on {args.random_parties:,} battles of two random parties",
+        _random_battles(args.random_parties, versions=(1, 1)),
+        _random_battles(args.random_parties),
+    )
     if args.save_winners:
         with open(args.save_winners, "w") as f:
             json.dump(winners, f)

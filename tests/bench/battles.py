@@ -29,40 +29,82 @@ class CountingRandom(random.Random):
         return super().getrandbits(k)
 
 
-def _demo_inputs():
-    from battles.engine.model import battle_input
+def _demo_inputs(model=None):
+    from battles.engine import model as engine_model
     from battles.snapshot import demo_snapshot
 
-    return [battle_input(demo_snapshot(a, b)) for a, b in itertools.permutations(DEMO_PARTIES, 2)]
+    model = model or engine_model
+    return [
+        model.battle_input(demo_snapshot(a, b)) for a, b in itertools.permutations(DEMO_PARTIES, 2)
+    ]
+
+
+def _baseline_engine():
+    """The engine in $BENCH_BASELINE_ENGINE (a copy of another commit's battles/engine, e.g.
+    `git archive main battles/engine | tar -x -C /tmp/base` then /tmp/base/battles/engine),
+    imported under another name so both engines run in this process; None without it."""
+    import importlib.util
+    import os
+    import sys
+
+    path = os.environ.get("BENCH_BASELINE_ENGINE")
+    if not path:
+        return None
+    spec = importlib.util.spec_from_file_location(
+        "baseline_engine", os.path.join(path, "__init__.py"), submodule_search_locations=[path]
+    )
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["baseline_engine"] = package
+    spec.loader.exec_module(package)
+    return {
+        name: importlib.import_module(f"baseline_engine.{name}")
+        for name in ("battle", "model", "policies")
+    }
 
 
 def bench_engine() -> None:
-    from battles.engine.battle import run_battle, run_summary
+    from battles.engine import battle
     from battles.engine.dice import roll_attack
-    from battles.engine.policies import GREEDY, RANDOM
+    from battles.engine.policies import GREEDY, RANDOM, policy_version
 
+    run_battle = battle.run_battle
     inputs = _demo_inputs()
     policies = (GREEDY, GREEDY)
+    first = policy_version("greedy", 1)
+    # (name, run, inputs, policies): today's engine with today's greedy, with greedy 1 (the
+    # engine alone: the policy main had), random; and the baseline engine's, if given.
+    runs = [
+        ("full", battle.run_battle, inputs, policies),
+        ("summary", battle.run_summary, inputs, policies),
+        ("full greedy 1", battle.run_battle, inputs, (first, first)),
+        ("summary greedy 1", battle.run_summary, inputs, (first, first)),
+        ("random", battle.run_battle, inputs, (RANDOM, RANDOM)),
+    ]
+    base = _baseline_engine()
+    if base is not None:
+        base_inputs = _demo_inputs(base["model"])
+        base_greedy = base["policies"].POLICIES["greedy"]
+        runs += [
+            ("baseline full", base["battle"].run_battle, base_inputs, (base_greedy,) * 2),
+            ("baseline summary", base["battle"].run_summary, base_inputs, (base_greedy,) * 2),
+        ]
 
-    def batch(n, pols=policies, offset=0, run=run_battle):
+    def batch(n, run, batch_inputs, pols, offset=0):
         for i in range(n):
-            run(inputs[i % len(inputs)], pols, random.Random(offset + i))
+            run(batch_inputs[i % len(batch_inputs)], pols, random.Random(offset + i))
 
     start = time.perf_counter()
-    batch(len(inputs))  # cold: fills the odds and expected-damage memos
+    for _, run, batch_inputs, pols in runs:
+        batch(len(batch_inputs), run, batch_inputs, pols)  # cold: fills the memos
     cold = time.perf_counter() - start
-    # Best of three batches, the modes interleaved: the machine is shared, and the quietest
+    # Best of three batches, the runs interleaved: the machine is shared, and the quietest
     # batch is the fairest. CPU time (process_time) counts only this process's work.
     n = sized(240, 12)
     best = {}
     for attempt in range(sized(3)):
-        for name, pols, run in (
-            ("full", policies, run_battle),
-            ("summary", policies, run_summary),
-            ("random", (RANDOM, RANDOM), run_battle),
-        ):
+        for name, run, batch_inputs, pols in runs:
             wall, cpu = time.perf_counter(), time.process_time()
-            batch(n, pols, 10_000 + attempt * n, run)
+            batch(n, run, batch_inputs, pols, 10_000 + attempt * n)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             old = best.get(name, (float("inf"), float("inf")))
             best[name] = (min(old[0], wall), min(old[1], cpu))
@@ -72,33 +114,61 @@ def bench_engine() -> None:
     )
     full, summary, rand = best["full"], best["summary"], best["random"]
     print(
-        f"battles: {n / full[0]:,.0f} complete demo battles/s with greedy vs greedy in one"
-        f" process, full log ({full[0] / n * 1e3:.2f} ms each, {rounds / n:.1f} rounds on"
-        f" average; goal 1,000/s); {n / full[1]:,.0f}/s of CPU time"
+        f"battles: {n / full[0]:,.0f} complete demo battles/s with greedy {GREEDY.version} vs"
+        f" greedy {GREEDY.version} in one process, full log ({full[0] / n * 1e3:.2f} ms each,"
+        f" {rounds / n:.1f} rounds on average; goal 1,000/s); {n / full[1]:,.0f}/s of CPU time"
     )
     print(
         f"battles: summary mode (run_summary, no event dicts) {n / summary[0]:,.0f}/s,"
-        f" {n / summary[1]:,.0f}/s of CPU time (goal 1,000/s); summary/full speed ratio"
+        f" {n / summary[1]:,.0f}/s of CPU time (goal 1,500/s); summary/full speed ratio"
         f" {full[0] / summary[0]:.2f} (CPU {full[1] / summary[1]:.2f});"
         f" random vs random {n / rand[0]:,.0f}/s"
     )
-    print(f"battles: the first {len(inputs)} battles (cold memos) took {cold * 1e3:.0f} ms")
+    full1, summary1 = best["full greedy 1"], best["summary greedy 1"]
+    print(
+        f"battles: with greedy 1 (the engine alone, the policy of the golden logs)"
+        f" {n / full1[1]:,.0f}/s full, {n / summary1[1]:,.0f}/s summary, of CPU time;"
+        f" greedy {GREEDY.version}/greedy 1 CPU speed {full1[1] / full[1]:.2f} full,"
+        f" {summary1[1] / summary[1]:.2f} summary"
+    )
+    if base is not None:
+        bfull, bsummary = best["baseline full"], best["baseline summary"]
+        print(
+            f"battles: the baseline engine ($BENCH_BASELINE_ENGINE) with its greedy"
+            f" {n / bfull[1]:,.0f}/s full, {n / bsummary[1]:,.0f}/s summary, of CPU time;"
+            f" this engine/baseline CPU speed with greedy 1: {bfull[1] / full1[1]:.2f} full,"
+            f" {bsummary[1] / summary1[1]:.2f} summary; with greedy {GREEDY.version}:"
+            f" {bfull[1] / full[1]:.2f} full, {bsummary[1] / summary[1]:.2f} summary"
+        )
+    print(f"battles: the first battles of each run (cold memos) took {cold * 1e3:.0f} ms")
 
-    # The engine's time against the time to draw only the same random numbers.
+    # The engine's time against the time to draw only the same random numbers: the draws
+    # are counted in one pass (CountingRandom is slower than Random), then the same battles,
+    # the bare draws and the dice alone are timed in CPU time, the best of three each.
+    count = sized(200, 12)
     counted = []
     pools = []
-    start = time.perf_counter()
-    for i in range(sized(200, 12)):
+    for i in range(count):
         rng = CountingRandom(30_000 + i)
         log = run_battle(inputs[i % len(inputs)], policies, rng)
         counted.append((rng.floats, rng.bits))
         pools += [(e["accuracy"], e["evasion"], e["crit_rate"]) for e in log["events"]
                   if e["kind"] == "attack"]  # fmt: skip
-    engine_s = time.perf_counter() - start
     floats = sum(f for f, _ in counted)
     bits = sum(b for _, b in counted)
 
-    def bare():
+    def cpu(fn) -> float:
+        best_s = float("inf")
+        for _ in range(sized(3)):
+            start = time.process_time()
+            fn()
+            best_s = min(best_s, time.process_time() - start)
+        return best_s
+
+    def engine(pols):
+        return lambda: batch(count, run_battle, inputs, pols, 30_000)
+
+    def bare(floats=floats, bits=bits):
         rng = random.Random(1)
         draw, bits_of = rng.random, rng.getrandbits
         for _ in range(floats):
@@ -106,19 +176,26 @@ def bench_engine() -> None:
         for _ in range(bits):
             bits_of(8)
 
-    bare_s = timed(bare, repeat=3)
-    print(
-        f"battles: {len(counted)} battles draw {floats:,} floats and {bits:,} bit strings;"
-        f" engine {engine_s * 1e3:.0f} ms vs drawing alone {bare_s * 1e3:.1f} ms:"
-        f" engine/random ratio {engine_s / bare_s:,.1f}"
-    )
+    floats1 = 0
+    for i in range(count):
+        rng = CountingRandom(30_000 + i)
+        run_battle(inputs[i % len(inputs)], (first, first), rng)
+        floats1 += rng.floats
 
     def dice_only():
         rng = random.Random(2)
         for accuracy, evasion, crit_rate in pools:
             roll_attack(rng, accuracy, evasion, crit_rate)
 
-    dice_s = timed(dice_only, repeat=3)
+    engine_s, engine1_s = cpu(engine(policies)), cpu(engine((first, first)))
+    bare_s, dice_s = cpu(bare), cpu(dice_only)
+    bare1_s = cpu(lambda: bare(floats1, 0))
+    print(
+        f"battles: {count} battles draw {floats:,} floats and {bits:,} bit strings;"
+        f" engine {engine_s * 1e3:.0f} ms of CPU vs drawing alone {bare_s * 1e3:.1f} ms:"
+        f" engine/random ratio {engine_s / bare_s:,.1f}; with greedy 1 (its {floats1:,}"
+        f" floats) {engine1_s / bare1_s:,.1f}"
+    )
     print(
         f"battles: their {len(pools):,} attacks through dice.roll_attack alone take"
         f" {dice_s * 1e3:.0f} ms ({dice_s / engine_s:.0%} of the engine's time)"

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from battles.engine.policies import POLICIES
+from battles.engine.policies import POLICIES, current_versions
 from battles.lab import report, stats
 from battles.lab.runner import roster, run_range
 from battles.lab.services import MAX_BATTLES
@@ -43,6 +43,7 @@ def lab_result(snap: dict, *, battles: int, seed: int, policies) -> dict:
             "seed": seed,
             "seed_rule": "battle i: first 4 bytes of sha256('memeyori-lab/1:SEED:i'), big-endian",
             "policies": list(policies),
+            "policy_versions": list(current_versions(policies)),
             "battles": n,
             "wins_a": tally["wins"][0],
             "wins_b": tally["wins"][1],

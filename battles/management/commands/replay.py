@@ -32,9 +32,24 @@ class Command(BaseCommand):
                 " replayed. Its stored log stays as it was and is still viewable."
             )
             return
-        again = simulate(found.snapshot, seed=found.seed, policies=(found.policy_a, found.policy_b))
+        played_by = (
+            f"{found.policy_a} version {found.policy_version_a} (side A) and "
+            f"{found.policy_b} version {found.policy_version_b} (side B)"
+        )
+        self.stdout.write(f"Played by {played_by}.")
+        try:
+            again = simulate(
+                found.snapshot,
+                seed=found.seed,
+                policies=(found.policy_a, found.policy_b),
+                versions=found.policy_versions,
+            )
+        except LookupError as e:
+            raise CommandError(f"Cannot replay {found}: {e}") from None
         if canonical(again) == canonical(found.log):
-            self.stdout.write(f"Identical: {found} (seed {found.seed}) replays to the same log.")
+            self.stdout.write(
+                f"Identical: {found} (seed {found.seed}) replays to the same log with {played_by}."
+            )
             return
         for i, (old, new) in enumerate(zip(found.log["events"], again["events"], strict=False)):
             if old != new:
