@@ -109,7 +109,8 @@ def test_at_390_px_the_charts_fit_the_width_and_no_label_is_clipped(_browser, li
     page.goto(live_server.url + labs["one"].get_absolute_url())
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     for label in ("Wins, draws and losses", "Battles by length in rounds"):
-        chart = page.locator(f'svg.chart[data-label^="{label}"]')
+        chart = page.locator(f'svg.chart[data-label^="{label}"] >> visible=true')
+        assert chart.count() == 1  # the narrow drawing; the wide one is hidden
         box = chart.bounding_box()
         figure = chart.locator("xpath=..").bounding_box()
         # The whole chart is in view: it fits its figure, which fits the phone.

@@ -312,12 +312,18 @@ def field(rows: list[dict], tally: dict, roster: dict, name_a: str) -> dict:
     }
 
 
+def _points(x: float) -> str:
+    """A signed number of percentage points, and a plain 0 (never "+0" or "-0")."""
+    n = round(100 * x)
+    return f"{n:+d}" if n else "0"
+
+
 def difference(row: dict, name_a: str, change: str) -> str:
     """A "what if" in one sentence: report.compare()'s row over all opponents."""
     d, low, high = row["diff"], row["low"], row["high"]
     points = abs(round(100 * d))
     before, after = whole_percent(row["base"]["rate"]), whole_percent(row["variant"]["rate"])
-    span = f"95% interval {100 * low:+.0f} to {100 * high:+.0f} points"
+    span = f"95% interval {_points(low)} to {_points(high)} points"
     lead = f"What if {change}: {possessive(name_a)} win rate"
     if low > 0 or high < 0:
         way = "rises" if d > 0 else "falls"
