@@ -1,5 +1,7 @@
 """`{{ memeyori|idle_reason }}`: why a Memeyori can only wait, or "" (cards/idle.py)."""
 
+from contextlib import suppress
+
 from django import template
 from django.core.exceptions import ValidationError
 
@@ -37,10 +39,9 @@ def battle_form_idle(form) -> list[str]:
     for name in ("party_a", "party_b"):
         if name in form.fields and (value := form[name].value()):
             field = form.fields[name]
-            try:
+            # Not a party code: the form says so by the field, and there is nothing to warn.
+            with suppress(ValidationError, ValueError):
                 chosen += list(field.queryset.filter(**{field.to_field_name or "pk": value}))
-            except (ValidationError, ValueError):
-                pass  # not a party code: the form says so by the field
     user = getattr(form, "user", None)
     own = list(Party.objects.filter(owner=user)) if user and user.is_authenticated else []
     return party_idle_reasons(chosen + own)
