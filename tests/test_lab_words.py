@@ -339,3 +339,16 @@ def test_the_warning_is_not_in_the_demo_whose_memeyori_all_have_cards(client, al
     for p in demo.values():
         assert "can only wait" not in client.get(p.get_absolute_url()).content.decode()
     assert not re.search("can only wait", client.get(reverse("lab_new")).content.decode())
+
+
+def test_a_field_labs_verdict_is_over_every_opponent_with_the_best_and_worst(
+    client, alice, demo, small_chunks
+):
+    lab = _lab(alice, demo, a="Cold Front", b=None)
+    client.force_login(alice)
+    page = client.get(lab.get_absolute_url()).content.decode()
+    merged = stats.merge_all(m.tally for m in lab.matchups.all())
+    a, b = merged["wins"]
+    assert f"Cold Front wins {round(100 * a / (a + b))}% of decided battles" in page
+    assert "against 3 opponents together." in page and "Best against " in page
+    assert "From 100 battles against each opponent" in page
