@@ -137,11 +137,6 @@ def _blow_rows(view: View, card, user) -> tuple:
     return tuple(rows), cheapest, top_index, top, second, bound
 
 
-def _matchup(view: View, table: dict, fighter) -> int:
-    score = table.get(fighter.spec.type)
-    return score if score is not None else _score_matchup(view, fighter.spec.type)
-
-
 def switch(view: View, rng):
     """The Switch worth the most after what it throws away, if any is worth one point."""
     side = view.side
@@ -153,20 +148,33 @@ def switch(view: View, rng):
     newcomer = last[1] if last is not None else None
     best = None
     best_value = 0
+    ins = None  # (Fighter, HP fraction, matchup) of each one stored, once an out is found
     for out in side.slots:
         if out is None or out.status != FIELD or out.hp <= 0 or out.id == newcomer:
             continue
-        out_score = _matchup(view, table, out)
+        out_score = table.get(out.spec.type)
+        if out_score is None:
+            out_score = _score_matchup(view, out.spec.type)
         if out_score <= 0:
             continue
         mine = out.id + "."
-        lost = sum(1 for c in side.hand if c.id.startswith(mine))
+        lost = 0
+        for c in side.hand:
+            if c.id.startswith(mine):
+                lost += 1
+        cost = CARD_WORTH * max(0, lost - 1)
         out_hp = out.hp / out.spec.max_hp
-        for inn in stored:
-            in_hp = inn.hp / inn.spec.max_hp
+        if ins is None:
+            ins = []
+            for inn in stored:
+                score = table.get(inn.spec.type)
+                if score is None:
+                    score = _score_matchup(view, inn.spec.type)
+                ins.append((inn, inn.hp / inn.spec.max_hp, score))
+        for inn, in_hp, in_score in ins:
             if in_hp < HEAL_BELOW and in_hp <= out_hp:
                 continue
-            value = out_score - _matchup(view, table, inn) - CARD_WORTH * max(0, lost - 1)
+            value = out_score - in_score - cost
             if value > best_value:
                 best, best_value = (out.id, inn.id), value
     return best
@@ -236,23 +244,23 @@ def _best_heal(heals, owners, extra, mp, purse, patients, planned_hp):
         if cost > mp:
             continue
         support = user.spec.support_power
-        tiers = card.tiers() if card.tier2_power is not None else ()
+        power = card.power + support  # R5's heal (damage.heal_power)
+        per_mp = cost or FREE
+        tiered = card.tier2_power is not None
         for f in patients:
             missing = f.spec.max_hp - planned_hp[f.id]
-            base = min(missing, heal_power(card.power, support))
+            base = missing if missing < power else power
             tier, restored, net = 1, base, 0.0
-            for t in tiers[1:]:
-                more = min(missing, heal_power(card.power_at(t), support))
-                better = more - base - _price(purse, TIER_COST[t])
-                if better > net:
-                    tier, restored, net = t, more, better
-            score = restored / (cost or FREE)
+            if tiered:
+                for t in card.tiers()[1:]:
+                    more = min(missing, heal_power(card.power_at(t), support))
+                    better = more - base - _price(purse, TIER_COST[t])
+                    if better > net:
+                        tier, restored, net = t, more, better
+            score = restored / per_mp
             if score > best_score:
                 best, best_score = (card, user, cost, tier, f, restored), score
     return best
-
-
-PLAYED = NEVER  # a planned card's cost: more than any MP pool
 
 
 def plays(view: View, rng) -> list[tuple[str, int, str]]:
@@ -265,7 +273,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
     plays = []
     enemies = view.enemies
     table = _blow_table(view) if enemies else None
-    # [MP it costs now, card, user, *_blow_rows] for each attack; a planned one costs PLAYED.
+    # [MP it costs now, card, user, *_blow_rows] for each attack.
     cands = []
     heals = []
     for card in side.hand:
@@ -303,19 +311,18 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                 heals.remove(card)
                 plays.append((card.id, tier, f.id))
 
-    # 2. Attacks, by expected damage delivered per MP.
-    if cands:
+    # 2. Attacks, by expected damage delivered per MP. `live` keeps the attacks still
+    # affordable, in hand order: MP only falls and costs only rise during a plan.
+    live = [cand for cand in cands if cand[0] <= mp]
+    if live:
         enemy_ids = view.enemy_ids
         hp_left = [float(e.hp) for e in enemies]
-        while True:
+        while live:
             best, best_score = None, 0.0
             spare = purse[0] - purse[2]
             prices = None  # Resonance -> what it is worth now
-            for cand in cands:
-                cost = cand[0]
-                if cost > mp:
-                    continue
-                _, _, _, rows, cheapest, top_index, top, second, bound = cand
+            for cand in live:
+                cost, _, _, rows, cheapest, top_index, top, second, bound = cand
                 per_mp = cost or FREE
                 tiers = False
                 if cheapest <= spare:
@@ -329,7 +336,12 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                     room = hp_left[top_index]
                     if room < ROOM_AT_LEAST:
                         room = ROOM_AT_LEAST
-                    value = top[0] if top[1] <= room else _capped(top, room)
+                    if top[1] <= room:
+                        value = top[0]
+                    else:  # _capped, inline
+                        value = 0.0
+                        for p, d in top[2]:
+                            value += p * (d if d < room else room)
                     if value > second:
                         # Capping only lowers a value: no other enemy can match this one.
                         score = value / per_mp
@@ -341,7 +353,12 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                     if room < ROOM_AT_LEAST:
                         room = ROOM_AT_LEAST
                     outcome = options[0][2]
-                    value = outcome[0] if outcome[1] <= room else _capped(outcome, room)
+                    if outcome[1] <= room:
+                        value = outcome[0]
+                    else:
+                        value = 0.0
+                        for p, d in outcome[2]:
+                            value += p * (d if d < room else room)
                     tier = 1
                     if tiers:
                         value, tier = _tiered(options, room, purse, value)
@@ -352,15 +369,15 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                 break
             cand, tier, index, value = best
             cost, card, user = cand[0], cand[1], cand[2]
-            cand[0] = PLAYED
             hp_left[index] -= value
             mp -= cost
             purse[0] -= TIER_COST[tier]
             if not card.quick:
                 extra[user.id] = extra.get(user.id, 0) + 1
-                for other in cands:
+                for other in live:
                     if other[2] is user:
                         other[0] += 1
+            live = [other for other in live if other is not cand and other[0] <= mp]
             plays.append((card.id, tier, enemy_ids[index]))
 
     # 3. Leftover MP heals whoever is hurt at all.
