@@ -55,10 +55,12 @@ SAVING_HP_PER_RESONANCE = 3.0
 NEVER = float("inf")
 
 # (power, stat, same Type, chart entry, mitigation, accuracy, evasion, crit rate) ->
-# (mean damage, largest damage, ((probability, damage), ...) of each landed outcome).
+# (mean damage, largest damage, ((probability, damage), ...) of each landed outcome,
+# {room: the mean capped at room} as _capped finds them).
 # Floats steer choices only; the log's numbers come from the engine's exact arithmetic.
 _OUTCOMES: dict[tuple, tuple] = {}
 TABLE_LIMIT = 100_000
+CAPPED_KEPT = 64  # rooms kept per outcome
 
 
 def _outcomes(power, stat, same_type, effect, mitigation, accuracy, evasion, crit_rate):
@@ -77,7 +79,24 @@ def _outcomes(power, stat, same_type, effect, mitigation, accuracy, evasion, cri
                 )  # fmt: skip
                 dist.append((float(p), amount))
         mean = sum(p * d for p, d in dist)
-        found = _OUTCOMES[key] = (mean, max((d for _, d in dist), default=0), tuple(dist))
+        most = max((d for _, d in dist), default=0)
+        found = _OUTCOMES[key] = (mean, most, tuple(dist), {})
+    return found
+
+
+def _capped(outcome, room: float) -> float:
+    """Expected damage, each outcome capped at `room`; kept per room (the same enemy HP
+    comes up plan after plan), each the same float the sum gives."""
+    mean, most, dist, known = outcome
+    if most <= room:
+        return mean
+    found = known.get(room)
+    if found is None:
+        found = 0.0
+        for p, d in dist:
+            found += p * (d if d < room else room)
+        if len(known) < CAPPED_KEPT:
+            known[room] = found
     return found
 
 
@@ -205,22 +224,10 @@ def _price(purse: list, price: int) -> float:
     level, free_above, reserve, worth = purse
     if price > level - reserve:
         return NEVER
-    total = 0.0
-    for unit in range(level, level - price, -1):
-        if unit <= free_above:
-            total += worth
-    return total
-
-
-def _capped(outcome, room: float) -> float:
-    """Expected damage, each outcome capped at `room`."""
-    mean, most, dist = outcome
-    if most <= room:
-        return mean
-    total = 0.0
-    for p, d in dist:
-        total += p * (d if d < room else room)
-    return total
+    # The units level, level - 1, ..., level - price + 1 that are not above free_above,
+    # each worth `worth`: a multiple of 1/2, so count x worth is the sum exactly.
+    count = (level if level < free_above else free_above) - (level - price)
+    return worth * count if count > 0 else 0.0
 
 
 def _tiered(options, room: float, purse: list, base: float):
@@ -263,6 +270,9 @@ def _best_heal(heals, owners, extra, mp, purse, patients, planned_hp):
     return best
 
 
+PLAYED = NEVER  # a planned card's cost: more than any MP pool
+
+
 def plays(view: View, rng) -> list[tuple[str, int, str]]:
     """The three passes of the module docstring."""
     side = view.side
@@ -273,7 +283,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
     plays = []
     enemies = view.enemies
     table = _blow_table(view) if enemies else None
-    # [MP it costs now, card, user, *_blow_rows] for each attack.
+    # [MP it costs now, card, user, *_blow_rows] for each attack; a planned one costs PLAYED.
     cands = []
     heals = []
     for card in side.hand:
@@ -311,18 +321,19 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                 heals.remove(card)
                 plays.append((card.id, tier, f.id))
 
-    # 2. Attacks, by expected damage delivered per MP. `live` keeps the attacks still
-    # affordable, in hand order: MP only falls and costs only rise during a plan.
-    live = [cand for cand in cands if cand[0] <= mp]
-    if live:
+    # 2. Attacks, by expected damage delivered per MP.
+    if cands:
         enemy_ids = view.enemy_ids
         hp_left = [float(e.hp) for e in enemies]
-        while live:
+        while True:
             best, best_score = None, 0.0
             spare = purse[0] - purse[2]
             prices = None  # Resonance -> what it is worth now
-            for cand in live:
-                cost, _, _, rows, cheapest, top_index, top, second, bound = cand
+            for cand in cands:
+                cost = cand[0]
+                if cost > mp:
+                    continue
+                _, _, _, rows, cheapest, top_index, top, second, bound = cand
                 per_mp = cost or FREE
                 tiers = False
                 if cheapest <= spare:
@@ -338,10 +349,10 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                         room = ROOM_AT_LEAST
                     if top[1] <= room:
                         value = top[0]
-                    else:  # _capped, inline
-                        value = 0.0
-                        for p, d in top[2]:
-                            value += p * (d if d < room else room)
+                    else:
+                        value = top[3].get(room)
+                        if value is None:
+                            value = _capped(top, room)
                     if value > second:
                         # Capping only lowers a value: no other enemy can match this one.
                         score = value / per_mp
@@ -356,9 +367,9 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                     if outcome[1] <= room:
                         value = outcome[0]
                     else:
-                        value = 0.0
-                        for p, d in outcome[2]:
-                            value += p * (d if d < room else room)
+                        value = outcome[3].get(room)
+                        if value is None:
+                            value = _capped(outcome, room)
                     tier = 1
                     if tiers:
                         value, tier = _tiered(options, room, purse, value)
@@ -369,15 +380,15 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                 break
             cand, tier, index, value = best
             cost, card, user = cand[0], cand[1], cand[2]
+            cand[0] = PLAYED
             hp_left[index] -= value
             mp -= cost
             purse[0] -= TIER_COST[tier]
             if not card.quick:
                 extra[user.id] = extra.get(user.id, 0) + 1
-                for other in live:
+                for other in cands:
                     if other[2] is user:
                         other[0] += 1
-            live = [other for other in live if other is not cand and other[0] <= mp]
             plays.append((card.id, tier, enemy_ids[index]))
 
     # 3. Leftover MP heals whoever is hurt at all.
