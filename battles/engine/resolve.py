@@ -8,13 +8,9 @@ the whole group has been rolled (`settle.apply_group`), so every card of the gro
 and two combatants can knock each other out.
 """
 
-from operator import itemgetter
-
 from . import settle
 from .dice import roll_counts, roll_faces
 from .field import ARCHON_PLACE, FIELD
-
-_ORDER = itemgetter(0, 1, 2, 3)
 
 
 def groups(engine, plans) -> list[tuple[int, list]]:
@@ -41,7 +37,9 @@ def groups(engine, plans) -> list[tuple[int, list]]:
             user = by_id[play.user]
             place = ARCHON_PLACE if user is archon else slots.index(user)
             entries.append((-(user.spec.speed + bonus), index, place, seq, play))
-    entries.sort(key=_ORDER)
+    # The first four entries are unique (a side's plays are numbered), so the plays
+    # themselves are never compared.
+    entries.sort()
     out = []
     current = None
     for negative, _, _, _, play in entries:
