@@ -109,50 +109,64 @@ def _blow_table(view: View) -> dict:
     return table
 
 
-def _blow_rows(view: View, card, user) -> tuple:
-    """(rows, the cheapest Tier's Resonance (NEVER without one), the index of the first
-    enemy with the largest mean, its Tier 1 outcomes, the largest mean of the others, the
-    most a Tier can add).
-    Rows, for each enemy in view order: ((tier, Resonance, outcomes), ...) for each Tier."""
-    spec = user.spec
-    physical = card.category == "physical"
-    rows = []
-    for enemy in view.enemies:
+def _enemy_row(view: View, card, user, enemy) -> tuple:
+    """((tier, Resonance, outcomes), ...) for each Tier of `card` on `enemy`, and the most
+    a Tier adds there, however capped (outcomes align: same odds); kept per card and enemy,
+    so a new enemy field costs only the rows of the enemies not met yet."""
+    rows = view.memo.get("greedy2 rows")
+    if rows is None:
+        rows = view.memo["greedy2 rows"] = {}
+    key = (card.id, enemy.id)
+    found = rows.get(key)
+    if found is None:
+        spec = user.spec
         e = enemy.spec
-        rows.append(
-            tuple(
-                (
-                    tier,
-                    TIER_COST[tier],
-                    _outcomes(
-                        card.power_at(tier),
-                        spec.physical_damage if physical else spec.magic_damage,
-                        card.type == spec.type,
-                        view.effect(card.type, e.type),
-                        e.defense if physical else e.resistance,
-                        spec.physical_accuracy if physical else spec.magic_accuracy,
-                        e.evasion,
-                        spec.crit_rate,
-                    ),
-                )
-                for tier in card.tiers()
+        physical = card.category == "physical"
+        options = tuple(
+            (
+                tier,
+                TIER_COST[tier],
+                _outcomes(
+                    card.power_at(tier),
+                    spec.physical_damage if physical else spec.magic_damage,
+                    card.type == spec.type,
+                    view.effect(card.type, e.type),
+                    e.defense if physical else e.resistance,
+                    spec.physical_accuracy if physical else spec.magic_accuracy,
+                    e.evasion,
+                    spec.crit_rate,
+                ),
             )
+            for tier in card.tiers()
         )
-    cheapest = rows[0][1][1] if len(rows[0]) > 1 else NEVER
-    top_index, top = 0, rows[0][0][2]
-    for index, options in enumerate(rows):
-        if options[0][2][0] > top[0]:
-            top_index, top = index, options[0][2]
-    second = max((o[0][2][0] for i, o in enumerate(rows) if i != top_index), default=-1.0)
-    # What a Tier can add at most on any enemy, however capped (outcomes align: same odds).
-    bound = 0.0
-    for options in rows:
+        bound = 0.0
         plain = options[0][2][2]
         for _, _, outcome in options[1:]:
             more = sum(
                 p * max(0, d - d1) for (p, d), (_, d1) in zip(outcome[2], plain, strict=True)
             )
             bound = max(bound, more)
+        found = rows[key] = (options, bound)
+    return found
+
+
+def _blow_rows(view: View, card, user) -> tuple:
+    """(rows, the cheapest Tier's Resonance (NEVER without one), the index of the first
+    enemy with the largest mean, its Tier 1 outcomes, the largest mean of the others, the
+    most a Tier can add).
+    Rows, for each enemy in view order: ((tier, Resonance, outcomes), ...) for each Tier."""
+    rows = []
+    bound = 0.0
+    for enemy in view.enemies:
+        options, most = _enemy_row(view, card, user, enemy)
+        rows.append(options)
+        bound = max(bound, most)
+    cheapest = rows[0][1][1] if len(rows[0]) > 1 else NEVER
+    top_index, top = 0, rows[0][0][2]
+    for index, options in enumerate(rows):
+        if options[0][2][0] > top[0]:
+            top_index, top = index, options[0][2]
+    second = max((o[0][2][0] for i, o in enumerate(rows) if i != top_index), default=-1.0)
     return tuple(rows), cheapest, top_index, top, second, bound
 
 
