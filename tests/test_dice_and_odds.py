@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battles.engine.dice import roll_attack, roll_attack_reference, roll_faces
+from battles.engine.dice import roll_attack, roll_attack_reference, roll_counts, roll_faces
 from battles.engine.odds import attack_odds, expected_damage
 
 pools = st.integers(0, 12)
@@ -204,3 +204,13 @@ def test_expected_damage_weighs_each_outcome_by_its_exact_chance():
     by_outcome = {(False, False): 15, (True, False): 25, (False, True): 5, (True, True): 10}
     assert mean == sum(p * by_outcome[(c, k)] for c, k, p in odds.outcomes())
     assert 0 < mean < 25
+
+
+@given(st.integers(0, 30), st.integers(0, 20), st.integers(0, 20), st.integers(0, 2**32))
+def test_summary_modes_roll_counts_what_the_fast_roll_rolls_and_draws_the_same(
+    accuracy, evasion, crit_rate, seed
+):
+    faces, counts = random.Random(seed), random.Random(seed)
+    *_, hits, glitches, xhits, dhits = roll_faces(faces, accuracy, evasion, crit_rate)
+    assert roll_counts(counts, accuracy, evasion, crit_rate) == (hits, glitches, xhits, dhits)
+    assert faces.getstate() == counts.getstate()

@@ -20,5 +20,9 @@ Speed (`make bench`, tests/bench/battles.py), with the same log for the same see
 - Greedy's expected-damage rows live in module tables shared by every battle, keyed by
   interned value keys (card and user stats, enemy defences, chart); they hold floats
   that steer choices only, never log values. Its shortcut skips the scan over targets
-  only where the scan is provably bound to pick the same play.
+  only where the scan is provably bound to pick the same play. Rows are kept per card and
+  enemy (a new enemy field reuses them), and each outcome keeps its capped means by room:
+  every cached float is the one the plain sum gives, so greedy chooses exactly as written.
+- Summary mode rolls with `dice.roll_counts` (the same draws as roll_faces, no faces) and
+  draws its cards in one slice when no reshuffle is due.
 """

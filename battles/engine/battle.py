@@ -77,10 +77,16 @@ class Engine:
 
     def draw(self, side: Side, count: int) -> None:
         """Draw from the top of the pile; an empty pile is refilled from the discard (R9.1)."""
-        drawn = []
         pile = side.pile
-        hand = side.hand
         events = self.events
+        if events is None and count <= len(pile):
+            # Summary mode, no reshuffle: the top `count` cards, last first, as pop() takes.
+            if count:
+                side.hand += pile[-1 : -count - 1 : -1]
+                del pile[-count:]
+            return
+        drawn = []
+        hand = side.hand
         for _ in range(count):
             if not pile:
                 if not side.discard:

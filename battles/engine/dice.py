@@ -35,7 +35,14 @@ def _outcomes(k: int) -> list[tuple]:
 
 _GROUPS = [_outcomes(k) for k in range(GROUP + 1)]
 _SIZES = [6**k for k in range(GROUP + 1)]
-# How a pool of n dice is drawn: ((outcomes, how many), ...), five at a time, the rest last.
+# The engine's tables: a group's faces, and its counts packed in one int (hits, glitches
+# << 16, sixes << 32), so a pool's counts are one sum per group, unpacked once.
+_FACES = [tuple(o[0] for o in outcomes) for outcomes in _GROUPS]
+_COUNTS = [tuple(h | g << 16 | x << 32 for _, h, g, x in outcomes) for outcomes in _GROUPS]
+_HITS = [tuple(o[1] for o in outcomes) for outcomes in _GROUPS]
+MASK = 0xFFFF  # a pool of up to 65,535 dice
+# How a pool of n dice is drawn: ((faces, counts, hits, 6**k), ...), five at a time, the
+# rest last.
 _POOLS: dict[int, tuple] = {}
 
 
@@ -46,10 +53,14 @@ def _pool(count: int) -> tuple:
         left = count
         while left > 0:
             k = left if left < GROUP else GROUP
-            plan.append((_GROUPS[k], _SIZES[k]))
+            plan.append((_FACES[k], _COUNTS[k], _HITS[k], _SIZES[k]))
             left -= k
         plan = _POOLS[count] = tuple(plan)
     return plan
+
+
+for _n in range(31):
+    _pool(_n)
 
 
 def roll_dice(rng: random.Random, count: int) -> tuple[int, ...]:
@@ -177,29 +188,54 @@ def roll_faces(rng: random.Random, accuracy: int, evasion: int, crit_rate: int) 
     """
     draw = rng.random
     attack = []
-    hits = glitches = sixes = 0
-    for outcomes, size in _POOLS.get(accuracy) or _pool(accuracy):
-        faces, h, g, x = outcomes[int(draw() * size)]
-        attack += faces
-        hits += h
-        glitches += g
-        sixes += x
+    counts = 0
+    for faces, packed, _, size in _POOLS.get(accuracy) or _pool(accuracy):
+        index = int(draw() * size)
+        attack += faces[index]
+        counts += packed[index]
+    sixes = counts >> 32
     extra = []
     xhits = 0
     if sixes and crit_rate > 0:
         # R4 step 2, as explode(): each 6 pays for its own replacement, Crit Rate at most.
-        pending = sixes
-        while pending > 0 and len(extra) < crit_rate:
+        rolled = 0
+        while sixes > 0 and rolled < crit_rate:
             face = int(draw() * 6) + 1
             extra.append(face)
+            rolled += 1
             if face >= HIT_MIN:
                 xhits += 1
             if face != EXPLODE:
-                pending -= 1
+                sixes -= 1
     evade = []
     dhits = 0
-    for outcomes, size in _POOLS.get(evasion) or _pool(evasion):
-        faces, h, _, _ = outcomes[int(draw() * size)]
-        evade += faces
-        dhits += h
-    return attack, extra, evade, hits, glitches, xhits, dhits
+    for faces, _, hits, size in _POOLS.get(evasion) or _pool(evasion):
+        index = int(draw() * size)
+        evade += faces[index]
+        dhits += hits[index]
+    return attack, extra, evade, counts & MASK, counts >> 16 & MASK, xhits, dhits
+
+
+def roll_counts(rng: random.Random, accuracy: int, evasion: int, crit_rate: int) -> tuple:
+    """roll_faces without the faces, for summary mode: the same draws, in the same order,
+    and (hits, glitches, explosive_hits, defender_hits)."""
+    draw = rng.random
+    counts = 0
+    for _, packed, _, size in _POOLS.get(accuracy) or _pool(accuracy):
+        counts += packed[int(draw() * size)]
+    sixes = counts >> 32
+    xhits = 0
+    if sixes and crit_rate > 0:
+        rolled = 0
+        while sixes > 0 and rolled < crit_rate:
+            face = int(draw() * 6)  # 0-5: a hit from 3 (a 4), another die owed at 5 (a 6)
+            rolled += 1
+            if face >= 3:
+                xhits += 1
+                if face == 5:
+                    continue
+            sixes -= 1
+    dhits = 0
+    for _, _, hits, size in _POOLS.get(evasion) or _pool(evasion):
+        dhits += hits[int(draw() * size)]
+    return counts & MASK, counts >> 16 & MASK, xhits, dhits

@@ -55,10 +55,12 @@ SAVING_HP_PER_RESONANCE = 3.0
 NEVER = float("inf")
 
 # (power, stat, same Type, chart entry, mitigation, accuracy, evasion, crit rate) ->
-# (mean damage, largest damage, ((probability, damage), ...) of each landed outcome).
+# (mean damage, largest damage, ((probability, damage), ...) of each landed outcome,
+# {room: the mean capped at room} as _capped finds them).
 # Floats steer choices only; the log's numbers come from the engine's exact arithmetic.
 _OUTCOMES: dict[tuple, tuple] = {}
 TABLE_LIMIT = 100_000
+CAPPED_KEPT = 64  # rooms kept per outcome
 
 
 def _outcomes(power, stat, same_type, effect, mitigation, accuracy, evasion, crit_rate):
@@ -77,7 +79,24 @@ def _outcomes(power, stat, same_type, effect, mitigation, accuracy, evasion, cri
                 )  # fmt: skip
                 dist.append((float(p), amount))
         mean = sum(p * d for p, d in dist)
-        found = _OUTCOMES[key] = (mean, max((d for _, d in dist), default=0), tuple(dist))
+        most = max((d for _, d in dist), default=0)
+        found = _OUTCOMES[key] = (mean, most, tuple(dist), {})
+    return found
+
+
+def _capped(outcome, room: float) -> float:
+    """Expected damage, each outcome capped at `room`; kept per room (the same enemy HP
+    comes up plan after plan), each the same float the sum gives."""
+    mean, most, dist, known = outcome
+    if most <= room:
+        return mean
+    found = known.get(room)
+    if found is None:
+        found = 0.0
+        for p, d in dist:
+            found += p * (d if d < room else room)
+        if len(known) < CAPPED_KEPT:
+            known[room] = found
     return found
 
 
@@ -90,56 +109,65 @@ def _blow_table(view: View) -> dict:
     return table
 
 
-def _blow_rows(view: View, card, user) -> tuple:
-    """(rows, the cheapest Tier's Resonance (NEVER without one), the index of the first
-    enemy with the largest mean, its Tier 1 outcomes, the largest mean of the others, the
-    most a Tier can add).
-    Rows, for each enemy in view order: ((tier, Resonance, outcomes), ...) for each Tier."""
-    spec = user.spec
-    physical = card.category == "physical"
-    rows = []
-    for enemy in view.enemies:
+def _enemy_row(view: View, card, user, enemy) -> tuple:
+    """((tier, Resonance, outcomes), ...) for each Tier of `card` on `enemy`, and the most
+    a Tier adds there, however capped (outcomes align: same odds); kept per card and enemy,
+    so a new enemy field costs only the rows of the enemies not met yet."""
+    rows = view.memo.get("greedy2 rows")
+    if rows is None:
+        rows = view.memo["greedy2 rows"] = {}
+    key = (card.id, enemy.id)
+    found = rows.get(key)
+    if found is None:
+        spec = user.spec
         e = enemy.spec
-        rows.append(
-            tuple(
-                (
-                    tier,
-                    TIER_COST[tier],
-                    _outcomes(
-                        card.power_at(tier),
-                        spec.physical_damage if physical else spec.magic_damage,
-                        card.type == spec.type,
-                        view.effect(card.type, e.type),
-                        e.defense if physical else e.resistance,
-                        spec.physical_accuracy if physical else spec.magic_accuracy,
-                        e.evasion,
-                        spec.crit_rate,
-                    ),
-                )
-                for tier in card.tiers()
+        physical = card.category == "physical"
+        options = tuple(
+            (
+                tier,
+                TIER_COST[tier],
+                _outcomes(
+                    card.power_at(tier),
+                    spec.physical_damage if physical else spec.magic_damage,
+                    card.type == spec.type,
+                    view.effect(card.type, e.type),
+                    e.defense if physical else e.resistance,
+                    spec.physical_accuracy if physical else spec.magic_accuracy,
+                    e.evasion,
+                    spec.crit_rate,
+                ),
             )
+            for tier in card.tiers()
         )
-    cheapest = rows[0][1][1] if len(rows[0]) > 1 else NEVER
-    top_index, top = 0, rows[0][0][2]
-    for index, options in enumerate(rows):
-        if options[0][2][0] > top[0]:
-            top_index, top = index, options[0][2]
-    second = max((o[0][2][0] for i, o in enumerate(rows) if i != top_index), default=-1.0)
-    # What a Tier can add at most on any enemy, however capped (outcomes align: same odds).
-    bound = 0.0
-    for options in rows:
+        bound = 0.0
         plain = options[0][2][2]
         for _, _, outcome in options[1:]:
             more = sum(
                 p * max(0, d - d1) for (p, d), (_, d1) in zip(outcome[2], plain, strict=True)
             )
             bound = max(bound, more)
+        found = rows[key] = (options, bound)
+    return found
+
+
+def _blow_rows(view: View, card, user) -> tuple:
+    """(rows, the cheapest Tier's Resonance (NEVER without one), the index of the first
+    enemy with the largest mean, its Tier 1 outcomes, the largest mean of the others, the
+    most a Tier can add).
+    Rows, for each enemy in view order: ((tier, Resonance, outcomes), ...) for each Tier."""
+    rows = []
+    bound = 0.0
+    for enemy in view.enemies:
+        options, most = _enemy_row(view, card, user, enemy)
+        rows.append(options)
+        bound = max(bound, most)
+    cheapest = rows[0][1][1] if len(rows[0]) > 1 else NEVER
+    top_index, top = 0, rows[0][0][2]
+    for index, options in enumerate(rows):
+        if options[0][2][0] > top[0]:
+            top_index, top = index, options[0][2]
+    second = max((o[0][2][0] for i, o in enumerate(rows) if i != top_index), default=-1.0)
     return tuple(rows), cheapest, top_index, top, second, bound
-
-
-def _matchup(view: View, table: dict, fighter) -> int:
-    score = table.get(fighter.spec.type)
-    return score if score is not None else _score_matchup(view, fighter.spec.type)
 
 
 def switch(view: View, rng):
@@ -153,20 +181,33 @@ def switch(view: View, rng):
     newcomer = last[1] if last is not None else None
     best = None
     best_value = 0
+    ins = None  # (Fighter, HP fraction, matchup) of each one stored, once an out is found
     for out in side.slots:
         if out is None or out.status != FIELD or out.hp <= 0 or out.id == newcomer:
             continue
-        out_score = _matchup(view, table, out)
+        out_score = table.get(out.spec.type)
+        if out_score is None:
+            out_score = _score_matchup(view, out.spec.type)
         if out_score <= 0:
             continue
         mine = out.id + "."
-        lost = sum(1 for c in side.hand if c.id.startswith(mine))
+        lost = 0
+        for c in side.hand:
+            if c.id.startswith(mine):
+                lost += 1
+        cost = CARD_WORTH * max(0, lost - 1)
         out_hp = out.hp / out.spec.max_hp
-        for inn in stored:
-            in_hp = inn.hp / inn.spec.max_hp
+        if ins is None:
+            ins = []
+            for inn in stored:
+                score = table.get(inn.spec.type)
+                if score is None:
+                    score = _score_matchup(view, inn.spec.type)
+                ins.append((inn, inn.hp / inn.spec.max_hp, score))
+        for inn, in_hp, in_score in ins:
             if in_hp < HEAL_BELOW and in_hp <= out_hp:
                 continue
-            value = out_score - _matchup(view, table, inn) - CARD_WORTH * max(0, lost - 1)
+            value = out_score - in_score - cost
             if value > best_value:
                 best, best_value = (out.id, inn.id), value
     return best
@@ -197,22 +238,10 @@ def _price(purse: list, price: int) -> float:
     level, free_above, reserve, worth = purse
     if price > level - reserve:
         return NEVER
-    total = 0.0
-    for unit in range(level, level - price, -1):
-        if unit <= free_above:
-            total += worth
-    return total
-
-
-def _capped(outcome, room: float) -> float:
-    """Expected damage, each outcome capped at `room`."""
-    mean, most, dist = outcome
-    if most <= room:
-        return mean
-    total = 0.0
-    for p, d in dist:
-        total += p * (d if d < room else room)
-    return total
+    # The units level, level - 1, ..., level - price + 1 that are not above free_above,
+    # each worth `worth`: a multiple of 1/2, so count x worth is the sum exactly.
+    count = (level if level < free_above else free_above) - (level - price)
+    return worth * count if count > 0 else 0.0
 
 
 def _tiered(options, room: float, purse: list, base: float):
@@ -236,17 +265,20 @@ def _best_heal(heals, owners, extra, mp, purse, patients, planned_hp):
         if cost > mp:
             continue
         support = user.spec.support_power
-        tiers = card.tiers() if card.tier2_power is not None else ()
+        power = card.power + support  # R5's heal (damage.heal_power)
+        per_mp = cost or FREE
+        tiered = card.tier2_power is not None
         for f in patients:
             missing = f.spec.max_hp - planned_hp[f.id]
-            base = min(missing, heal_power(card.power, support))
+            base = missing if missing < power else power
             tier, restored, net = 1, base, 0.0
-            for t in tiers[1:]:
-                more = min(missing, heal_power(card.power_at(t), support))
-                better = more - base - _price(purse, TIER_COST[t])
-                if better > net:
-                    tier, restored, net = t, more, better
-            score = restored / (cost or FREE)
+            if tiered:
+                for t in card.tiers()[1:]:
+                    more = min(missing, heal_power(card.power_at(t), support))
+                    better = more - base - _price(purse, TIER_COST[t])
+                    if better > net:
+                        tier, restored, net = t, more, better
+            score = restored / per_mp
             if score > best_score:
                 best, best_score = (card, user, cost, tier, f, restored), score
     return best
@@ -329,7 +361,12 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                     room = hp_left[top_index]
                     if room < ROOM_AT_LEAST:
                         room = ROOM_AT_LEAST
-                    value = top[0] if top[1] <= room else _capped(top, room)
+                    if top[1] <= room:
+                        value = top[0]
+                    else:
+                        value = top[3].get(room)
+                        if value is None:
+                            value = _capped(top, room)
                     if value > second:
                         # Capping only lowers a value: no other enemy can match this one.
                         score = value / per_mp
@@ -341,7 +378,12 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                     if room < ROOM_AT_LEAST:
                         room = ROOM_AT_LEAST
                     outcome = options[0][2]
-                    value = outcome[0] if outcome[1] <= room else _capped(outcome, room)
+                    if outcome[1] <= room:
+                        value = outcome[0]
+                    else:
+                        value = outcome[3].get(room)
+                        if value is None:
+                            value = _capped(outcome, room)
                     tier = 1
                     if tiers:
                         value, tier = _tiered(options, room, purse, value)

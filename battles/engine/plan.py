@@ -64,13 +64,17 @@ def commit(engine, side: Side, choices, view: View) -> list[Play]:
     owners = engine.owners
     in_play = side.in_play
     allies = None
+    ids = None
     for card_id, tier, target in choices:
-        # By position: CardSpec's dataclass == compares every field, and ids are unique.
-        for index, card in enumerate(hand):  # noqa: B007 (the index is used below)
-            if card.id == card_id:
-                break
-        else:
-            raise ValueError(f"{card_id} is not in side {side.index}'s hand")
+        # By id: CardSpec's dataclass == compares every field, and ids are unique. `ids`
+        # follows the hand as cards leave it.
+        if ids is None:
+            ids = [c.id for c in hand]
+        try:
+            index = ids.index(card_id)
+        except ValueError:
+            raise ValueError(f"{card_id} is not in side {side.index}'s hand") from None
+        card = hand[index]
         user = owners[card_id]
         cost = card.mp_cost + user.played_nonquick
         if cost > side.mp:
@@ -89,6 +93,7 @@ def commit(engine, side: Side, choices, view: View) -> list[Play]:
         if not card.quick:
             user.played_nonquick += 1
         del hand[index]
+        del ids[index]
         in_play.append(card)
         if tier != 1:
             engine.spend(side, TIER_COST[tier], f"tier {tier}: {card.name}")

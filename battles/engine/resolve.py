@@ -8,13 +8,9 @@ the whole group has been rolled (`settle.apply_group`), so every card of the gro
 and two combatants can knock each other out.
 """
 
-from operator import itemgetter
-
 from . import settle
-from .dice import roll_faces
+from .dice import roll_counts, roll_faces
 from .field import ARCHON_PLACE, FIELD
-
-_ORDER = itemgetter(0, 1, 2, 3)
 
 
 def groups(engine, plans) -> list[tuple[int, list]]:
@@ -41,7 +37,9 @@ def groups(engine, plans) -> list[tuple[int, list]]:
             user = by_id[play.user]
             place = ARCHON_PLACE if user is archon else slots.index(user)
             entries.append((-(user.spec.speed + bonus), index, place, seq, play))
-    entries.sort(key=_ORDER)
+    # The first four entries are unique (a side's plays are numbered), so the plays
+    # themselves are never compared.
+    entries.sort()
     out = []
     current = None
     for negative, _, _, _, play in entries:
@@ -166,15 +164,15 @@ def roll_group(engine, plays, initiative: int, gains: list[int]) -> list[tuple]:
         entry = blows.get((card.id, target.id, tier))
         if entry is None:
             entry = blow(engine, card, user, target, tier)
-        accuracy, evasion, crit_rate, effect, weak = entry[:5]
-        attack, extra, evade, hits, glitches, xhits, dhits = roll_faces(
-            rng, accuracy, evasion, crit_rate
-        )
-        # R4 steps 4-6, as dice.judge.
-        landed = hits > dhits
-        critical = landed and hits + xhits >= dhits + 5
-        complication = glitches >= 1 and glitches >= hits
+        accuracy, evasion, crit_rate, effect, weak, _, _, _, _, _ = entry
         if events is not None:
+            attack, extra, evade, hits, glitches, xhits, dhits = roll_faces(
+                rng, accuracy, evasion, crit_rate
+            )
+            # R4 steps 4-6, as dice.judge.
+            landed = hits > dhits
+            critical = landed and hits + xhits >= dhits + 5
+            complication = glitches >= 1 and glitches >= hits
             events.append({"round": rnd, "kind": "attack", "attacker": user.id,
                            "defender": target.id, "card": card.id, "accuracy": accuracy,
                            "evasion": evasion, "crit_rate": crit_rate, "attack_dice": attack,
@@ -183,6 +181,11 @@ def roll_group(engine, plays, initiative: int, gains: list[int]) -> list[tuple]:
                            "defender_hits": dhits, "landed": landed, "critical": critical,
                            "complication": complication, "effect": effect})  # fmt: skip
         else:
+            # Summary mode: the same draws, without the faces.
+            hits, glitches, xhits, dhits = roll_counts(rng, accuracy, evasion, crit_rate)
+            landed = hits > dhits
+            critical = landed and hits + xhits >= dhits + 5
+            complication = glitches >= 1 and glitches >= hits
             tally.card(user.side, card.id, tier, True, landed, critical)
         if landed:
             # R9.4: +1 Resonance per landed critical, +1 per landed hit on a weakness.

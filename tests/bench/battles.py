@@ -84,9 +84,14 @@ def bench_engine() -> None:
     if base is not None:
         base_inputs = _demo_inputs(base["model"])
         base_greedy = base["policies"].POLICIES["greedy"]
+        # Like with like: the baseline's greedy 1 beside this engine's greedy 1, and its
+        # current greedy (2, on main today) beside this one's.
+        base_first = base["policies"].policy_version("greedy", 1)
         runs += [
             ("baseline full", base["battle"].run_battle, base_inputs, (base_greedy,) * 2),
             ("baseline summary", base["battle"].run_summary, base_inputs, (base_greedy,) * 2),
+            ("baseline full 1", base["battle"].run_battle, base_inputs, (base_first,) * 2),
+            ("baseline summary 1", base["battle"].run_summary, base_inputs, (base_first,) * 2),
         ]
 
     def batch(n, run, batch_inputs, pols, offset=0):
@@ -133,12 +138,14 @@ def bench_engine() -> None:
     )
     if base is not None:
         bfull, bsummary = best["baseline full"], best["baseline summary"]
+        bfull1, bsummary1 = best["baseline full 1"], best["baseline summary 1"]
         print(
             f"battles: the baseline engine ($BENCH_BASELINE_ENGINE) with its greedy"
-            f" {n / bfull[1]:,.0f}/s full, {n / bsummary[1]:,.0f}/s summary, of CPU time;"
-            f" this engine/baseline CPU speed with greedy 1: {bfull[1] / full1[1]:.2f} full,"
-            f" {bsummary[1] / summary1[1]:.2f} summary; with greedy {GREEDY.version}:"
-            f" {bfull[1] / full[1]:.2f} full, {bsummary[1] / summary[1]:.2f} summary"
+            f" {base_greedy.version} {n / bfull[1]:,.0f}/s full, {n / bsummary[1]:,.0f}/s"
+            f" summary, of CPU time; this engine/baseline CPU speed with greedy 1:"
+            f" {bfull1[1] / full1[1]:.2f} full, {bsummary1[1] / summary1[1]:.2f} summary;"
+            f" with the current greedy: {bfull[1] / full[1]:.2f} full,"
+            f" {bsummary[1] / summary[1]:.2f} summary"
         )
     print(f"battles: the first battles of each run (cold memos) took {cold * 1e3:.0f} ms")
 
