@@ -215,10 +215,77 @@ class RenderResult:
     passes: int
 
 
+_svg_forms_installed = False
+
+
+def _share_svg_drawings() -> None:
+    """Draw each SVG picture once per PDF, as a form that every use of it names.
+
+    WeasyPrint parses an image once per URL within a render, but draws an SVG node by
+    node wherever it appears: a character's art is drawn again on its Mastercard and on
+    every move card's thumbnail, the back on every back. Profiled on the bench's 60-card
+    deck, that was about an eighth of the work. Here the first use of a picture at a
+    size writes its drawing into a form XObject in the document's shared resources, and
+    every use (on any page) is a one-word `Do`: the same vector drawing, the same pixels.
+    The form has no transparency group (which would cost a printer a blend on every
+    card) and its box is the drawing's own, so it clips nothing the image box does not.
+
+    It wraps WeasyPrint's SVGImage.draw (pinned in requirements); if that ever changes
+    shape, pictures are drawn the old way, never left out.
+    """
+    global _svg_forms_installed
+    if _svg_forms_installed:
+        return
+    _svg_forms_installed = True
+    import pydyf
+    from weasyprint.images import SVGImage
+
+    draw = SVGImage.draw
+
+    def draw_once(self, stream, concrete_width, concrete_height, style):
+        resources = getattr(stream, "_resources", None)
+        if resources is None or "XObject" not in resources:
+            return draw(self, stream, concrete_width, concrete_height, style)
+        forms = self.__dict__.setdefault("_memeyori_forms", {})
+        # Resources belong to one PDF: a second write_pdf of the same layout (page one
+        # as a PNG) makes its own forms. The entry holds its resources, so that their id
+        # is never another PDF's.
+        key = (id(resources), round(concrete_width, 4), round(concrete_height, 4))
+        held, name = forms.get(key, (None, None))
+        if held is not resources:
+            form_resources = pydyf.Dictionary(
+                {
+                    "ExtGState": pydyf.Dictionary(),
+                    "XObject": pydyf.Dictionary(),
+                    "Pattern": pydyf.Dictionary(),
+                    "Shading": pydyf.Dictionary(),
+                    "ColorSpace": resources["ColorSpace"],
+                    "Font": None,  # set by WeasyPrint when it writes the PDF
+                }
+            )
+            extra = pydyf.Dictionary(
+                {
+                    "Type": "/XObject",
+                    "Subtype": "/Form",
+                    "BBox": pydyf.Array((0, 0, concrete_width, concrete_height)),
+                    "Resources": form_resources,
+                }
+            )
+            form = stream.clone(resources=form_resources, extra=extra)
+            name = form.id = f"x{len(resources['XObject'])}"
+            resources["XObject"][name] = form
+            forms[key] = (resources, name)
+            draw(self, form, concrete_width, concrete_height, style)
+        stream.draw_x_object(name)
+
+    SVGImage.draw = draw_once
+
+
 def render_job(job: RenderJob) -> RenderResult:
     """Lay out, re-fit overflowing zones, write the PDF (and a PNG of page one)."""
     from weasyprint import HTML
 
+    _share_svg_drawings()
     fetcher = asset_fetcher(job.roots, job.generated, job.media)
     steps = {zone: step for zone, (_kind, step) in job.zones.items()}
     cut: set[int] = set()

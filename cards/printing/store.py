@@ -40,7 +40,8 @@ from . import pdf
 
 # Bump when a change in the render code (not in templates, CSS or data, which the key
 # covers by content) changes the output, so that stored renders are not served again.
-PIPELINE_VERSION = 1
+# 2: each SVG picture drawn once per PDF as a form (pdf._share_svg_drawings).
+PIPELINE_VERSION = 2
 FAILED_SHOWN_FOR = timedelta(seconds=60)
 # A job queued this long with no worker for renders alive gives up (a live worker, however
 # busy, keeps it queued).
