@@ -307,3 +307,21 @@ def test_a_picture_on_many_cards_is_drawn_once_and_named_on_each(emberpup):
     # the nine cards and the sheet.
     assert len(forms) == 3
     assert uses == 9 + 1
+
+
+def test_the_renderer_reads_card_css_with_its_fixed_tokens_written_in(settings):
+    from cards.printing import design, pdf
+
+    css = (settings.BASE_DIR / "static" / "css" / "card.css").read_text()
+    read = pdf.inline_fixed_tokens(css)
+    assert "var(--card-" not in read
+    # Each fixed token is now its colour where it was used; the Types' tokens, set per
+    # card, are still looked up.
+    muted = design.CARD_TOKENS["card-muted"]
+    assert "color: var(--card-muted)" in css and f"color: {muted}" in read
+    assert "var(--type-colour, #888888)" in read
+    # A token with two values in the sheet is left to the cascade.
+    both = ".a { --x: #111111; } .b { --x: #222222; } .c { color: var(--x); }"
+    assert pdf.inline_fixed_tokens(both) == both
+    one = ".a { --x: #111111; } .c { color: var(--x); }"
+    assert pdf.inline_fixed_tokens(one) == ".a { --x: #111111; } .c { color: #111111; }"

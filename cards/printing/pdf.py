@@ -52,6 +52,9 @@ MAX_ASSET_BYTES = 20 * 1024 * 1024
 # Where a document names a file: src="...", href="..." and CSS url(...).
 ASSET_REF = re.compile(r'(?:src|href)="(/[^"]+)"|url\(\s*[\'"]?([^\'")\s]+)')
 MEDIA_PREFIX = "/media/"
+# A custom property's declaration, and a use of one with no fallback.
+TOKEN_DECLARATION = re.compile(r"(--[a-z][a-z0-9-]*)\s*:\s*([^;}]*)")
+TOKEN_USE = re.compile(r"var\(\s*(--[a-z][a-z0-9-]*)\s*\)")
 MAX_FIT_PASSES = 4
 
 
@@ -97,6 +100,29 @@ def resolve_asset(url: str, roots: dict[str, list[Path]]) -> Path:
                 return candidate
         raise RefusedURL(f"no such asset: {raw[:80]!r}")
     raise RefusedURL(f"not a static or media path: {raw[:80]!r}")
+
+
+def inline_fixed_tokens(css: str) -> str:
+    """The stylesheet with each fixed colour token written in where it is used.
+
+    card.css names its fixed colours as custom properties (`--card-ink: #16141c` on
+    `.card`), which keeps one list of tokens for the screen and the contrast test. The
+    renderer pays for every `var()`: it re-parses the value for each element that uses
+    it. A token declared with the same plain colour everywhere it is declared in the
+    sheet means that colour wherever it is used, so writing it in draws the same thing.
+    Tokens with another value anywhere (a Type's colour, set per card) are left to the
+    cascade. Only card.css declares the --card-* tokens (the Types' sheet and a PDF's own
+    <style> declare --type-* ones), so one sheet's declarations are all there are.
+    """
+    values: dict[str, set[str]] = {}
+    for match in TOKEN_DECLARATION.finditer(css):
+        values.setdefault(match[1], set()).add(match[2].strip().lower())
+    fixed = {
+        name: found.pop()
+        for name, found in values.items()
+        if len(found) == 1 and re.fullmatch(r"#[0-9a-f]{6}", next(iter(found)))
+    }
+    return TOKEN_USE.sub(lambda m: fixed.get(m[1], m[0]), css)
 
 
 def media_name(url: str) -> str | None:
@@ -161,10 +187,11 @@ def _make_fetcher_class():
             except RefusedURL:
                 self.refused.append(url)
                 raise
+            body = path.read_bytes()
+            if path.suffix.lower() == ".css":
+                body = inline_fixed_tokens(body.decode()).encode()
             return URLFetcherResponse(
-                url,
-                body=path.read_bytes(),
-                headers={"Content-Type": CONTENT_TYPES[path.suffix.lower()]},
+                url, body=body, headers={"Content-Type": CONTENT_TYPES[path.suffix.lower()]}
             )
 
         def resolve(self, url: str) -> Path:
