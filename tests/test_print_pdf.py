@@ -84,40 +84,50 @@ def _text_positions(page) -> list[tuple[float, float, str]]:
 
 
 def _stroked_segments(page, reader) -> list[tuple[float, float, float, float]]:
-    """Every straight stroked segment on the page, in PDF points (origin bottom left)."""
-    ctm = [1, 0, 0, 1, 0, 0]
-    stack, path, segments, current = [], [], [], None
+    """Every straight stroked segment on the page, in PDF points (origin bottom left),
+    those inside form XObjects (a picture drawn once and named on each use) included."""
+    segments: list[tuple[float, float, float, float]] = []
 
     def apply(m, x, y):
         return x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]
 
-    for operands, op in ContentStream(page.get_contents(), reader).operations:
-        if op == b"q":
-            stack.append(list(ctm))
-        elif op == b"Q":
-            ctm = stack.pop()
-        elif op == b"cm":
-            a, b, c, d, e, f = (float(v) for v in operands)
-            m = ctm
-            ctm = [
-                a * m[0] + b * m[2],
-                a * m[1] + b * m[3],
-                c * m[0] + d * m[2],
-                c * m[1] + d * m[3],
-                e * m[0] + f * m[2] + m[4],
-                e * m[1] + f * m[3] + m[5],
-            ]
-        elif op == b"m":
-            current = apply(ctm, *(float(v) for v in operands))
-        elif op == b"l" and current is not None:
-            end = apply(ctm, *(float(v) for v in operands))
-            path.append((*current, *end))
-            current = end
-        elif op in (b"S", b"s"):
-            segments += path
-            path = []
-        elif op in (b"n", b"f", b"f*", b"B", b"b", b"re"):
-            path = [] if op != b"re" else path
+    def times(a, b, c, d, e, f, m):
+        return [
+            a * m[0] + b * m[2],
+            a * m[1] + b * m[3],
+            c * m[0] + d * m[2],
+            c * m[1] + d * m[3],
+            e * m[0] + f * m[2] + m[4],
+            e * m[1] + f * m[3] + m[5],
+        ]
+
+    def walk(contents, resources, ctm):
+        stack, path, current = [], [], None
+        for operands, op in ContentStream(contents, reader).operations:
+            if op == b"q":
+                stack.append(list(ctm))
+            elif op == b"Q":
+                ctm = stack.pop()
+            elif op == b"cm":
+                ctm = times(*(float(v) for v in operands), ctm)
+            elif op == b"Do":
+                form = resources["/XObject"][operands[0]].get_object()
+                if form["/Subtype"] == "/Form":
+                    matrix = [float(v) for v in form.get("/Matrix", [1, 0, 0, 1, 0, 0])]
+                    walk(form, form.get("/Resources", resources), times(*matrix, ctm))
+            elif op == b"m":
+                current = apply(ctm, *(float(v) for v in operands))
+            elif op == b"l" and current is not None:
+                end = apply(ctm, *(float(v) for v in operands))
+                path.append((*current, *end))
+                current = end
+            elif op in (b"S", b"s"):
+                segments.extend(path)
+                path = []
+            elif op in (b"n", b"f", b"f*", b"B", b"b", b"re"):
+                path = [] if op != b"re" else path
+
+    walk(page.get_contents(), page["/Resources"], [1, 0, 0, 1, 0, 0])
     return segments
 
 
@@ -280,3 +290,38 @@ def test_below_rank_6_and_on_an_archon_there_is_no_rank_line(alice, types, rank)
     archon = make_archon(alice, types["Shade"], name="Vela")
     for character in (pup, archon):
         assert "+1 to every attribute" not in _mastercard_text(character)
+
+
+def test_a_picture_on_many_cards_is_drawn_once_and_named_on_each(emberpup):
+    # Emberpup's art is on its Mastercard and on the thumbnail of each move card; page
+    # one holds the Mastercard, eight move cards and the cut marks.
+    reader = read(sheet_pdf(character_faces(emberpup)).pdf)
+    page = reader.pages[0]
+    xobjects = page["/Resources"]["/XObject"]
+    forms, uses = set(), 0
+    for operands, op in ContentStream(page.get_contents(), reader).operations:
+        if op == b"Do" and xobjects[operands[0]].get_object()["/Subtype"] == "/Form":
+            forms.add(xobjects[operands[0]].indirect_reference.idnum)
+            uses += 1
+    # One drawing of the art window, one of the thumbnail, one of the marks, named by
+    # the nine cards and the sheet.
+    assert len(forms) == 3
+    assert uses == 9 + 1
+
+
+def test_the_renderer_reads_card_css_with_its_fixed_tokens_written_in(settings):
+    from cards.printing import design, pdf
+
+    css = (settings.BASE_DIR / "static" / "css" / "card.css").read_text()
+    read = pdf.inline_fixed_tokens(css)
+    assert "var(--card-" not in read
+    # Each fixed token is now its colour where it was used; the Types' tokens, set per
+    # card, are still looked up.
+    muted = design.CARD_TOKENS["card-muted"]
+    assert "color: var(--card-muted)" in css and f"color: {muted}" in read
+    assert "var(--type-colour, #888888)" in read
+    # A token with two values in the sheet is left to the cascade.
+    both = ".a { --x: #111111; } .b { --x: #222222; } .c { color: var(--x); }"
+    assert pdf.inline_fixed_tokens(both) == both
+    one = ".a { --x: #111111; } .c { color: var(--x); }"
+    assert pdf.inline_fixed_tokens(one) == ".a { --x: #111111; } .c { color: #111111; }"

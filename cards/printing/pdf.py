@@ -52,6 +52,9 @@ MAX_ASSET_BYTES = 20 * 1024 * 1024
 # Where a document names a file: src="...", href="..." and CSS url(...).
 ASSET_REF = re.compile(r'(?:src|href)="(/[^"]+)"|url\(\s*[\'"]?([^\'")\s]+)')
 MEDIA_PREFIX = "/media/"
+# A custom property's declaration, and a use of one with no fallback.
+TOKEN_DECLARATION = re.compile(r"(--[a-z][a-z0-9-]*)\s*:\s*([^;}]*)")
+TOKEN_USE = re.compile(r"var\(\s*(--[a-z][a-z0-9-]*)\s*\)")
 MAX_FIT_PASSES = 4
 
 
@@ -97,6 +100,29 @@ def resolve_asset(url: str, roots: dict[str, list[Path]]) -> Path:
                 return candidate
         raise RefusedURL(f"no such asset: {raw[:80]!r}")
     raise RefusedURL(f"not a static or media path: {raw[:80]!r}")
+
+
+def inline_fixed_tokens(css: str) -> str:
+    """The stylesheet with each fixed colour token written in where it is used.
+
+    card.css names its fixed colours as custom properties (`--card-ink: #16141c` on
+    `.card`), which keeps one list of tokens for the screen and the contrast test. The
+    renderer pays for every `var()`: it re-parses the value for each element that uses
+    it. A token declared with the same plain colour everywhere it is declared in the
+    sheet means that colour wherever it is used, so writing it in draws the same thing.
+    Tokens with another value anywhere (a Type's colour, set per card) are left to the
+    cascade. Only card.css declares the --card-* tokens (the Types' sheet and a PDF's own
+    <style> declare --type-* ones), so one sheet's declarations are all there are.
+    """
+    values: dict[str, set[str]] = {}
+    for match in TOKEN_DECLARATION.finditer(css):
+        values.setdefault(match[1], set()).add(match[2].strip().lower())
+    fixed = {
+        name: found.pop()
+        for name, found in values.items()
+        if len(found) == 1 and re.fullmatch(r"#[0-9a-f]{6}", next(iter(found)))
+    }
+    return TOKEN_USE.sub(lambda m: fixed.get(m[1], m[0]), css)
 
 
 def media_name(url: str) -> str | None:
@@ -161,10 +187,11 @@ def _make_fetcher_class():
             except RefusedURL:
                 self.refused.append(url)
                 raise
+            body = path.read_bytes()
+            if path.suffix.lower() == ".css":
+                body = inline_fixed_tokens(body.decode()).encode()
             return URLFetcherResponse(
-                url,
-                body=path.read_bytes(),
-                headers={"Content-Type": CONTENT_TYPES[path.suffix.lower()]},
+                url, body=body, headers={"Content-Type": CONTENT_TYPES[path.suffix.lower()]}
             )
 
         def resolve(self, url: str) -> Path:
@@ -215,10 +242,77 @@ class RenderResult:
     passes: int
 
 
+_svg_forms_installed = False
+
+
+def _share_svg_drawings() -> None:
+    """Draw each SVG picture once per PDF, as a form that every use of it names.
+
+    WeasyPrint parses an image once per URL within a render, but draws an SVG node by
+    node wherever it appears: a character's art is drawn again on its Mastercard and on
+    every move card's thumbnail, the back on every back. Profiled on the bench's 60-card
+    deck, that was about an eighth of the work. Here the first use of a picture at a
+    size writes its drawing into a form XObject in the document's shared resources, and
+    every use (on any page) is a one-word `Do`: the same vector drawing, the same pixels.
+    The form has no transparency group (which would cost a printer a blend on every
+    card) and its box is the drawing's own, so it clips nothing the image box does not.
+
+    It wraps WeasyPrint's SVGImage.draw (pinned in requirements); if that ever changes
+    shape, pictures are drawn the old way, never left out.
+    """
+    global _svg_forms_installed
+    if _svg_forms_installed:
+        return
+    _svg_forms_installed = True
+    import pydyf
+    from weasyprint.images import SVGImage
+
+    draw = SVGImage.draw
+
+    def draw_once(self, stream, concrete_width, concrete_height, style):
+        resources = getattr(stream, "_resources", None)
+        if resources is None or "XObject" not in resources:
+            return draw(self, stream, concrete_width, concrete_height, style)
+        forms = self.__dict__.setdefault("_memeyori_forms", {})
+        # Resources belong to one PDF: a second write_pdf of the same layout (page one
+        # as a PNG) makes its own forms. The entry holds its resources, so that their id
+        # is never another PDF's.
+        key = (id(resources), round(concrete_width, 4), round(concrete_height, 4))
+        held, name = forms.get(key, (None, None))
+        if held is not resources:
+            form_resources = pydyf.Dictionary(
+                {
+                    "ExtGState": pydyf.Dictionary(),
+                    "XObject": pydyf.Dictionary(),
+                    "Pattern": pydyf.Dictionary(),
+                    "Shading": pydyf.Dictionary(),
+                    "ColorSpace": resources["ColorSpace"],
+                    "Font": None,  # set by WeasyPrint when it writes the PDF
+                }
+            )
+            extra = pydyf.Dictionary(
+                {
+                    "Type": "/XObject",
+                    "Subtype": "/Form",
+                    "BBox": pydyf.Array((0, 0, concrete_width, concrete_height)),
+                    "Resources": form_resources,
+                }
+            )
+            form = stream.clone(resources=form_resources, extra=extra)
+            name = form.id = f"x{len(resources['XObject'])}"
+            resources["XObject"][name] = form
+            forms[key] = (resources, name)
+            draw(self, form, concrete_width, concrete_height, style)
+        stream.draw_x_object(name)
+
+    SVGImage.draw = draw_once
+
+
 def render_job(job: RenderJob) -> RenderResult:
     """Lay out, re-fit overflowing zones, write the PDF (and a PNG of page one)."""
     from weasyprint import HTML
 
+    _share_svg_drawings()
     fetcher = asset_fetcher(job.roots, job.generated, job.media)
     steps = {zone: step for zone, (_kind, step) in job.zones.items()}
     cut: set[int] = set()

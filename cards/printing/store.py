@@ -40,7 +40,9 @@ from . import pdf
 
 # Bump when a change in the render code (not in templates, CSS or data, which the key
 # covers by content) changes the output, so that stored renders are not served again.
-PIPELINE_VERSION = 1
+# 2: each SVG picture drawn once per PDF as a form (pdf._share_svg_drawings).
+# 3: the renderer reads card.css with its fixed colour tokens written in (pdf.py).
+PIPELINE_VERSION = 3
 FAILED_SHOWN_FOR = timedelta(seconds=60)
 # A job queued this long with no worker for renders alive gives up (a live worker, however
 # busy, keeps it queued).
