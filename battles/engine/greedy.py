@@ -297,7 +297,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
     plays = []
     enemies = view.enemies
     table = _blow_table(view) if enemies else None
-    # [MP it costs now, card, user, *_blow_rows] for each attack; a planned one costs PLAYED.
+    # [MP it costs now, card, user, _blow_rows] for each attack; a planned one costs PLAYED.
     cands = []
     heals = []
     for card in side.hand:
@@ -308,7 +308,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
             rows = table.get(card.id)
             if rows is None:
                 rows = table[card.id] = _blow_rows(view, card, user)
-            cands.append([card.mp_cost + user.played_nonquick, card, user, *rows])
+            cands.append([card.mp_cost + user.played_nonquick, card, user, rows])
     if heals:
         allies = [f for f in side.slots if f is not None and f.status == FIELD]
         if side.archon is not None and side.archon.status == FIELD:
@@ -347,7 +347,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                 cost = cand[0]
                 if cost > mp:
                     continue
-                _, _, _, rows, cheapest, top_index, top, second, bound = cand
+                rows, cheapest, top_index, top, second, bound = cand[3]
                 per_mp = cost or FREE
                 tiers = False
                 if cheapest <= spare:
