@@ -87,7 +87,7 @@ def card_add(request, kind, code):
 def card_edit(request, kind, code, card):
     character = get_character_for_owner(request, kind, code)
     card = get_card_for_owner(request, character, card)
-    if request.method == "GET":
+    if request.method != "POST":
         form = CardForm(prefix="edit", instance=card)
         return _respond(request, character, editing=form)
     form = CardForm(request.POST, prefix="edit", instance=card)
@@ -116,7 +116,7 @@ def card_remove(request, kind, code, card):
     """GET asks for confirmation; only a POST deletes."""
     character = get_character_for_owner(request, kind, code)
     card = get_card_for_owner(request, character, card)
-    if request.method == "GET":
+    if request.method != "POST":
         return render(
             request, "cards/card_confirm_delete.html", {"card": card, "character": character}
         )

@@ -121,7 +121,7 @@ def character_copy(request, kind, code):
 def character_remove(request, kind, code):
     """GET asks for confirmation; only a POST deletes."""
     character = get_character_for_owner(request, kind, code)
-    if request.method == "GET":
+    if request.method != "POST":
         parties = character.parties.all() if kind == "archon" else None
         if kind == "memeyori":
             parties = [slot.party for slot in character.slots.select_related("party")]

@@ -99,7 +99,7 @@ def party_totals(request):
 @login_required
 def party_remove(request, code):
     party = get_party_for_owner(request, code)
-    if request.method == "GET":
+    if request.method != "POST":
         return render(request, "cards/party_confirm_delete.html", {"party": party})
     name = party.name
     party_delete(party=party)
