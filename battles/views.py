@@ -156,8 +156,10 @@ def viewer_context(battle: Battle, base_url: str, round_no, step) -> dict:
     log, frames = battle.log, battle.frames
     round_no, step = viewer.clamp_position(log, frames, round_no, step)
     view = viewer.build(log, frames, battle.snapshot.get("types", {}), round_no, step)
+    # A lab's battle i, shown without being stored, carries ?m=&i= in its base URL.
+    join = "&" if "?" in base_url else "?"
     links = {
-        name: (f"{base_url}?round={pos[0]}&step={pos[1]}" if pos else None)
+        name: (f"{base_url}{join}round={pos[0]}&step={pos[1]}" if pos else None)
         for name, pos in viewer.nav(view, frames, log).items()
     }
     return {
@@ -169,7 +171,11 @@ def viewer_context(battle: Battle, base_url: str, round_no, step) -> dict:
     }
 
 
-def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
+def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsaved=None):
+    """The viewer page. `unsaved`: a lab's battle i played from its snapshot and shown
+    without a row of its own (issue 18.9: a GET stores nothing), as {"query": the ?m=&i=
+    the jump form keeps, "keep_url": where its owner may POST to store it, or ""}; it has
+    no log download, preview image, presenting or sharing until it is stored."""
     form = ViewerForm(request.GET)
     if not form.is_valid():
         return error_page(
@@ -187,6 +193,11 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
     template = "battles/viewer.html"
     if request.htmx:
         template += "#viewer"
+    if unsaved is not None:
+        return render(request, template, context | {
+            "shared": shared, "unsaved": True, "base_query": unsaved["query"],
+            "keep_url": unsaved["keep_url"], "og_url": "",
+        })  # fmt: skip
     presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
     context |= {
         "shared": shared,
@@ -219,6 +230,12 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
         ),
     }
     return render(request, template, context)
+
+
+def render_unsaved(request, battle: Battle, base_url: str, *, shared, query, keep_url):
+    """A battle that has no row (a lab's battle i): the viewer, without what needs one."""
+    unsaved = {"query": query, "keep_url": keep_url}
+    return _render_viewer(request, battle, base_url, shared=shared, unsaved=unsaved)
 
 
 @require_safe

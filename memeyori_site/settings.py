@@ -257,7 +257,7 @@ RATE_LIMITS = {
     "lab_new": ("5/m", {"POST"}),
     "lab_what_if": ("5/m", {"POST"}),
     "lab_resume": ("5/m", {"POST"}),
-    "lab_open": ("30/m", {"GET", "HEAD"}),
+    "lab_open": ("30/m", {"GET", "HEAD", "POST"}),
     "lab_shared_open": ("30/m", {"GET", "HEAD"}),
 }
 

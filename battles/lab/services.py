@@ -384,43 +384,54 @@ def _sync_battle(battle: Battle, lab: Lab) -> None:
         battle.share_token = new_share_token()
 
 
-def lab_open_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
-    """Battle i of a matchup as a Battle record (made once, then reused): the matchup's
-    snapshot, the lab's policies and battle_seed(lab.seed, i), owned by the lab's owner."""
+def stored_battle(*, matchup: LabMatchup, i: int) -> Battle | None:
+    """Battle i of a matchup, if its owner kept it (lab_open_battle)."""
+    opened = LabBattle.objects.select_related("battle").filter(matchup=matchup, i=i).first()
+    return opened.battle if opened else None
+
+
+def lab_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
+    """Battle i of a matchup, played from the matchup's snapshot with the lab's policies
+    and battle_seed(lab.seed, i), as an unsaved Battle: the viewer shows it and nothing is
+    stored (issue 18.9: opening a lab's battle by GET creates no row)."""
     if not 0 <= i < lab.battles:
         raise ValidationError(f"Choose a battle from 0 to {lab.battles - 1}.")
+    seed = stats.battle_seed(lab.seed, i)
+    snap = matchup.snapshot
+    log = simulate(snap, seed=seed, policies=lab.policies, versions=lab.policy_versions)
+    if lab.log_format and log["format"] != lab.log_format:
+        raise ValidationError(
+            f"This lab ran on an earlier engine ({lab.log_format}); today's "
+            f"({log['format']}) plays by other rulings, so its battles cannot be replayed "
+            "exactly. Run the lab again to watch its battles."
+        )
+    battle = Battle(
+        owner_id=lab.owner_id,
+        party_a=lab.party_a,
+        party_b=matchup.party_b,
+        name_a=snap["sides"][0]["name"][:60],
+        name_b=matchup.name_b,
+        snapshot=snap,
+        seed=seed,
+        policy_a=lab.policy_a,
+        policy_b=lab.policy_b,
+        log=log,
+        frames=round_frames(log),
+        winner=log["result"]["winner"],
+        rounds=log["result"]["rounds"],
+    )
+    _sync_battle(battle, lab)
+    return battle
+
+
+def lab_open_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
+    """Keep battle i of a matchup as a Battle record (made once, then reused), owned by the
+    lab's owner, shared exactly as the lab is: the owner's POST, to share or present it."""
+    battle = lab_battle(lab=lab, matchup=matchup, i=i)
     with transaction.atomic():
         opened = LabBattle.objects.select_related("battle").filter(matchup=matchup, i=i).first()
         if opened:
-            battle = opened.battle
-            _sync_battle(battle, lab)
-            battle.save(update_fields=["visibility", "share_token"])
-            return battle
-        seed = stats.battle_seed(lab.seed, i)
-        snap = matchup.snapshot
-        log = simulate(snap, seed=seed, policies=lab.policies, versions=lab.policy_versions)
-        if lab.log_format and log["format"] != lab.log_format:
-            raise ValidationError(
-                f"This lab ran on an earlier engine ({lab.log_format}); today's "
-                f"({log['format']}) plays by other rulings, so its battles cannot be replayed "
-                "exactly. Run the lab again to watch its battles."
-            )
-        battle = Battle(
-            owner_id=lab.owner_id,
-            party_a=lab.party_a,
-            party_b=matchup.party_b,
-            name_a=snap["sides"][0]["name"][:60],
-            name_b=matchup.name_b,
-            snapshot=snap,
-            seed=seed,
-            policy_a=lab.policy_a,
-            policy_b=lab.policy_b,
-            log=log,
-            frames=round_frames(log),
-            winner=log["result"]["winner"],
-            rounds=log["result"]["rounds"],
-        )
-        _sync_battle(battle, lab)
+            return opened.battle
         battle.save()
         LabBattle.objects.create(matchup=matchup, i=i, battle=battle)
     return battle

@@ -14,6 +14,7 @@ from django_htmx.http import HttpResponseClientRefresh
 from cards.models import visible_to
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
+from .. import views as battle_views
 from ..forms import ShareForm
 from ..models import BattleVisibility
 from . import report, services
@@ -144,31 +145,49 @@ class OpenForm(forms.Form):
 
 
 def _open(request, lab: Lab, *, shared: bool):
+    """Battle i in the viewer. A battle its owner kept opens at its own address; any other
+    is played from the lab's snapshot and seed and shown here, stored nowhere (issue
+    18.9). The lab's owner may POST to keep it (to share it alone, or present it)."""
     form = OpenForm(request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("m (the matchup) and i (the battle) are whole numbers.")
-    matchup = lab.matchups.filter(index=form.cleaned_data["m"]).first()
-    if matchup is None or form.cleaned_data["i"] >= lab.battles:
+    m, i = form.cleaned_data["m"], form.cleaned_data["i"]
+    matchup = lab.matchups.filter(index=m).first()
+    if matchup is None or i >= lab.battles:
         raise Http404
+    back = reverse("lab_shared", kwargs={"token": lab.share_token}) if shared else lab
+    is_owner = not shared and lab.owner_id == request.user.pk
     try:
-        battle = services.lab_open_battle(lab=lab, matchup=matchup, i=form.cleaned_data["i"])
+        if request.method == "POST":
+            if not is_owner:
+                raise Http404
+            return redirect(services.lab_open_battle(lab=lab, matchup=matchup, i=i))
+        battle = services.stored_battle(matchup=matchup, i=i)
+        if battle is not None:
+            if shared and lab.visibility != BattleVisibility.PUBLIC:
+                return redirect(battle.share_url())
+            return redirect(battle)
+        battle = services.lab_battle(lab=lab, matchup=matchup, i=i)
     except ValidationError as e:
         messages.error(request, " ".join(e.messages))
-        return redirect(reverse("lab_shared", kwargs={"token": lab.share_token}) if shared else lab)
-    if shared and lab.visibility != BattleVisibility.PUBLIC:
-        return redirect(battle.share_url())
-    return redirect(battle)
+        return redirect(back)
+    query = {"m": m, "i": i}
+    return battle_views.render_unsaved(
+        request, battle, f"{request.path}?m={m}&i={i}", shared=shared,
+        query=query, keep_url=f"{request.path}?m={m}&i={i}" if is_owner else "",
+    )  # fmt: skip
 
 
-@require_safe
+@allow("GET", "POST")
+@vary_on_headers("HX-Request")
 def lab_open(request, code):
-    """Battle i in the viewer: made once from the lab's snapshot and seed, reused after.
-    A GET because it is idempotent: every visit gives the same battle."""
+    """Battle i in the viewer, played from the lab's snapshot: a GET stores nothing."""
     return _open(request, _get_lab_for_user(request, code), shared=False)
 
 
 @require_safe
 @noindex
+@vary_on_headers("HX-Request")
 def lab_shared_open(request, token):
     return _open(request, _get_shared_lab(token), shared=True)
 
