@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.db import connection
 from django.http import (
     Http404,
@@ -106,7 +107,7 @@ def _get_shared_battle(token: str) -> Battle:
 @login_required
 def battle_list(request):
     battles = Battle.objects.filter(owner=request.user).only(*LIST_FIELDS)
-    return render(request, "battles/list.html", {"battles": battles, "mine": True})
+    return render(request, "battles/list.html", {**_paged(request, battles), "mine": True})
 
 
 @require_safe
@@ -114,9 +115,19 @@ def public_list(request):
     battles = (
         Battle.objects.filter(visibility=BattleVisibility.PUBLIC)
         .select_related("owner")
-        .only(*LIST_FIELDS, "owner__username")[:100]
+        .only(*LIST_FIELDS, "owner__username")
     )
-    return render(request, "battles/list.html", {"battles": battles, "mine": False})
+    return render(request, "battles/list.html", {**_paged(request, battles), "mine": False})
+
+
+PAGE_SIZE = 50
+
+
+def _paged(request, battles) -> dict:
+    """One page of a list, newest first (issue 18.9: a list never grows without bound);
+    a page past the end or not a number is the last or the first."""
+    page = Paginator(battles, PAGE_SIZE).get_page(request.GET.get("page"))
+    return {"battles": page.object_list, "page": page}
 
 
 @allow("GET", "POST")
