@@ -239,6 +239,9 @@ RATE_LIMITS = {
     "password_reset_confirm": ("10/m", {"POST"}),
     "battle_new": ("20/m", {"POST"}),
     "import": ("20/m", {"POST"}),
+    "import_confirm": ("20/m", {"POST"}),
+    # A visitor's "save" stashes the draft in their session (issue 18.3); previews too.
+    "builder_new": ("30/m", {"POST"}),
     "print_page": ("30/m", {"GET", "HEAD"}),
     "print_sheet": ("10/m", {"GET", "HEAD"}),
     "table_print": ("10/m", {"GET", "HEAD"}),
