@@ -240,6 +240,7 @@ RATE_LIMITS = {
     "battle_new": ("20/m", {"POST"}),
     "import": ("20/m", {"POST"}),
     "import_confirm": ("20/m", {"POST"}),
+    "character_duplicate": ("20/m", {"POST"}),
     # A visitor's "save" stashes the draft in their session (issue 18.3); previews too.
     "builder_new": ("30/m", {"POST"}),
     "print_page": ("30/m", {"GET", "HEAD"}),
@@ -388,6 +389,17 @@ STORAGES = {
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", BASE_DIR / "media"))
+
+# What one person may own (issue 18.4): every create counts against these under a lock on
+# the person's row (cards.services.reserve). A maximum import (100 characters, 1,000
+# cards, 20 parties) fits five times over. Portraits are bounded with the characters: a
+# duplicate or copy shares its original's files, so each character holds at most one
+# upload's files (issue 18.5).
+PERSON_BOUNDS = {
+    "characters": envint("DJANGO_MAX_CHARACTERS", 500),
+    "cards": envint("DJANGO_MAX_CARDS", 10_000),
+    "parties": envint("DJANGO_MAX_PARTIES", 100),
+}
 
 # Portrait uploads are checked by Pillow; this only stops a huge body early.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024

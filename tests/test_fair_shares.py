@@ -6,6 +6,7 @@ from urllib.parse import urlencode
 
 import pytest
 from django.contrib.sessions.models import Session
+from django.urls import reverse
 
 from cards import workers
 from cards.views.builder import DRAFT_KEY
@@ -68,3 +69,161 @@ def _fresh_limits(db):
     from django.core.cache import cache
 
     cache.clear()
+
+
+# ---- What one person may own: characters, cards, parties (18.4, 18.5) -------------------
+
+
+def export_of(character) -> str:
+    from cards import exchange
+
+    return exchange.dumps(exchange.export_character(character))
+
+
+def test_a_duplicate_shares_its_portrait_files_and_writes_no_bytes(
+    client, alice, types, settings, media_storage, django_capture_on_commit_callbacks
+):
+    from cards.models import Memeyori
+
+    from .conftest import make_memeyori, set_portrait
+    from .test_portraits import image_bytes, media_files, upload
+
+    pup = make_memeyori(alice, types["Blaze"])
+    set_portrait(pup, upload=upload(image_bytes((600, 300), fmt="PNG")))
+    files = media_files(settings)
+    client.force_login(alice)
+    for _ in range(5):
+        url = reverse("character_duplicate", kwargs={"kind": "memeyori", "code": pup.code})
+        with django_capture_on_commit_callbacks(execute=True):
+            assert client.post(url).status_code == 302
+    assert media_files(settings) == files
+    names = set(Memeyori.objects.values_list("name", flat=True))
+    assert names == {"Emberpup", "Emberpup (copy)", *(f"Emberpup (copy {n})" for n in (2, 3, 4, 5))}
+    # Deleting a copy, or giving it a new crop, leaves the original's pictures alone.
+    copy = Memeyori.objects.get(name="Emberpup (copy)")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("character_delete", kwargs={"kind": "memeyori", "code": copy.code}))
+    page = reverse("print_portrait", kwargs={"kind": "memeyori", "code": pup.code})
+    other = Memeyori.objects.get(name="Emberpup (copy 2)")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("print_portrait", kwargs={"kind": "memeyori", "code": other.code}),
+            {"focus_x": "0.9", "focus_y": "0.5"},
+        )
+    assert set(files) <= set(media_files(settings))
+    assert client.get(page).status_code == 200
+    pup.refresh_from_db()
+    for field in (pup.portrait, pup.portrait_print, pup.portrait_thumb):
+        assert field.storage.exists(field.name)
+
+
+def test_a_person_cannot_own_more_than_the_bounds_by_any_door(client, alice, types, settings):
+    from cards.models import Card, Memeyori
+
+    from .conftest import make_card, make_memeyori
+
+    settings.PERSON_BOUNDS = {"characters": 3, "cards": 4, "parties": 1}
+    pup = make_memeyori(alice, types["Blaze"])
+    for n in range(3):
+        make_card(pup, types["Blaze"], name=f"Nip {n}")
+    client.force_login(alice)
+    kwargs = {"kind": "memeyori", "code": pup.code}
+    # Duplicate: 3 more cards would make 6.
+    page = client.post(reverse("character_duplicate", kwargs=kwargs), follow=True)
+    assert "You have 3 cards of the 4 one person may keep" in page.content.decode()
+    # Import: a file of one Memeyori with three cards, refused on confirm as on preview.
+    payload = export_of(pup)
+    refused = client.post(reverse("import_confirm"), {"payload": payload})
+    assert refused.status_code == 400
+    assert "one person may keep" in refused.content.decode()
+    # The builder: two more characters fit, the third is refused by the field.
+    fields = {"name": "New", "type": types["Tide"].pk, "rank": 1, "visibility": "private"}
+    fields.update(dict.fromkeys(("strength", "endurance", "iq", "wit", "speed", "aura"), 2))
+    for _ in range(2):
+        assert client.post("/build/memeyori/", {**fields, "save": "1"}).status_code == 302
+    page = client.post("/build/memeyori/", {**fields, "save": "1"})
+    assert page.status_code == 200
+    assert "You have 3 characters of the 3 one person may keep" in page.content.decode()
+    assert Memeyori.objects.filter(owner=alice).count() == 3
+    assert Card.objects.count() == 3
+
+
+def test_bounds_hold_when_requests_come_at_once(alice, types, settings, transactional_db):
+    """Six duplicates at once from threads, two allowed: the lock on the person counts them
+    one after the other (check-then-create would let them all through)."""
+    import threading
+
+    from django.db import connection
+
+    from cards.models import Memeyori
+    from cards.services import character_duplicate
+
+    from .conftest import make_memeyori
+
+    if connection.vendor == "sqlite":
+        pytest.skip("SQLite's IMMEDIATE transactions serialise every writer anyway")
+    settings.PERSON_BOUNDS = {"characters": 3, "cards": 100, "parties": 1}
+    pup = make_memeyori(alice, types["Blaze"])
+    go = threading.Barrier(6)
+
+    def copy():
+        go.wait()
+        try:
+            character_duplicate(character=pup, owner=alice)
+        except Exception:
+            pass
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=copy) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert Memeyori.objects.filter(owner=alice).count() == 3
+
+
+def test_import_names_like_duplicates_and_the_preview_says_so(client, alice, types):
+    from cards.models import Memeyori
+
+    from .conftest import make_memeyori
+
+    fizzlet = make_memeyori(alice, types["Blaze"], name="Fizzlet")
+    client.force_login(alice)
+    payload = export_of(fizzlet)
+    preview = client.post(reverse("import"), {"payload": payload}).content.decode()
+    assert "Memeyori <strong>Fizzlet</strong> will be <strong>Fizzlet (copy)</strong>" in preview
+    assert client.post(reverse("import_confirm"), {"payload": payload}).status_code == 302
+    assert client.post(reverse("import_confirm"), {"payload": payload}).status_code == 302
+    names = set(Memeyori.objects.values_list("name", flat=True))
+    assert names == {"Fizzlet", "Fizzlet (copy)", "Fizzlet (copy 2)"}
+
+
+def test_import_confirm_is_rate_limited_like_the_preview(client, alice, types, settings):
+    from .conftest import make_memeyori
+
+    settings.RATELIMIT_ENABLE = True
+    client.force_login(alice)
+    payload = export_of(make_memeyori(alice, types["Blaze"]))
+    answers = [
+        client.post(reverse("import_confirm"), {"payload": payload}).status_code for _ in range(21)
+    ]
+    assert answers[:20] == [302] * 20 and answers[20] == 429
+
+
+def test_one_import_takes_at_most_a_thousand_cards(client, alice, types):
+    import json
+
+    from cards import exchange
+
+    from .conftest import make_card, make_memeyori
+
+    pup = make_memeyori(alice, types["Blaze"])
+    for n in range(40):
+        make_card(pup, types["Blaze"], name=f"Nip {n}")
+    data = exchange.export_character(pup)
+    row = data["memeyori"][0]
+    data["memeyori"] = [{**row, "ref": f"m{n}"} for n in range(26)]
+    client.force_login(alice)
+    answer = client.post(reverse("import"), {"payload": json.dumps(data)}).content.decode()
+    assert "The file holds 1,040 cards; one import takes at most 1,000." in answer

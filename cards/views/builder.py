@@ -142,9 +142,16 @@ def _save_or_render(request, *, kind, instance, character=None):
             character=character,
             data=request.POST,
         )
-    saved = character_save(
-        character=form.save(commit=False), portrait=form.cleaned_data.get("portrait")
-    )
+    try:
+        saved = character_save(
+            character=form.save(commit=False), portrait=form.cleaned_data.get("portrait")
+        )
+    except ValidationError as error:  # the person's bounds (issue 18.4), said on the page
+        form.add_error(None, error)
+        return _page(
+            request, kind=kind, form=form, reference=reference, character=character,
+            data=request.POST,
+        )  # fmt: skip
     messages.success(request, f"Saved {saved.name}.")
     return redirect("character_edit", kind=kind, code=saved.code)
 

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
@@ -111,7 +112,11 @@ def my_characters(request):
 @login_required
 def character_copy(request, kind, code):
     original = get_character_for_owner(request, kind, code)
-    copy = character_duplicate(character=original, owner=request.user)
+    try:
+        copy = character_duplicate(character=original, owner=request.user)
+    except ValidationError as error:  # the person's bounds (issue 18.5)
+        messages.error(request, " ".join(error.messages))
+        return redirect(original)
     messages.success(request, f"Duplicated {original.name} as {copy.name}.")
     return redirect("character_edit", kind=kind, code=copy.code)
 

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
 
@@ -54,12 +55,16 @@ def _form_page(request, form, party=None):
 def _save(request, form):
     if "preview" in request.POST or not form.is_valid():
         return _form_page(request, form, form.instance if form.instance.pk else None)
-    party = party_save(
-        party=form.save(commit=False),
-        memeyori=form.chosen_memeyori(),
-        back_image=form.cleaned_data.get("back_image"),
-        remove_back_image=form.cleaned_data.get("remove_back_image", False),
-    )
+    try:
+        party = party_save(
+            party=form.save(commit=False),
+            memeyori=form.chosen_memeyori(),
+            back_image=form.cleaned_data.get("back_image"),
+            remove_back_image=form.cleaned_data.get("remove_back_image", False),
+        )
+    except ValidationError as error:  # the person's bounds (issue 18.4), or a race
+        form.add_error(None, error)
+        return _form_page(request, form, form.instance if form.instance.pk else None)
     messages.success(request, f"Saved {party.name}.")
     return redirect("party_edit", code=party.code)
 
