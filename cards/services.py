@@ -228,7 +228,7 @@ def character_duplicate(*, character: Character, owner, origin: str = "") -> Cha
     skip.add("portrait_pending")
     concrete = model._meta.concrete_fields
     fields = {f.name: getattr(character, f.name) for f in concrete if f.name not in skip}
-    taken = set(model.objects.filter(owner=owner).values_list("name", flat=True)) | {character.name}
+    taken = set(model.objects.filter(owner=owner).values_list("name", flat=True))
     copy = model(
         **fields,
         owner=owner,
@@ -239,6 +239,38 @@ def character_duplicate(*, character: Character, owner, origin: str = "") -> Cha
         copy.origin = origin[: model._meta.get_field("origin").max_length]
     _save_copy(cards, copy)
     return copy
+
+
+def copied_from(original) -> str:
+    """What a copy of someone else's notes (issue 21.8): "from alice's Fizzlet"."""
+    return f"from {original.owner.username}'s {original.name}"
+
+
+@transaction.atomic
+def party_copy(*, party: Party, owner) -> Party:
+    """A private copy of a party someone may see, with copies of its Archon and Memeyori
+    (a party holds only its owner's characters), all counted against their bounds."""
+    theirs = party.owner_id != owner.pk
+
+    def copy(character):
+        origin = copied_from(character) if theirs else ""
+        return character_duplicate(character=character, owner=owner, origin=origin)
+
+    members = [copy(m) for m in party.memeyori_in_order()]
+    archon = copy(party.archon) if party.archon_id else None
+    taken = set(Party.objects.filter(owner=owner).values_list("name", flat=True))
+    new = Party(
+        owner=owner,
+        name=unique_names([party.name], taken)[0],
+        archon=archon,
+        level=party.level,
+        dp_sp=party.dp_sp,
+        dp_mp=party.dp_mp,
+        dp_draw=party.dp_draw,
+        visibility=Visibility.PRIVATE,
+        origin=copied_from(party) if theirs else "",
+    )
+    return party_save(party=new, memeyori=members)
 
 
 def _save_copy(cards: list[Card], copy: Character) -> None:

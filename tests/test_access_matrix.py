@@ -36,6 +36,7 @@ HOLDER = "holder"  # anyone holding a render's code: it was given only to whoeve
 MEMBER = "member"  # anyone who sits at the table
 INVITE = "invite"  # any logged-in player holding the invite token
 POLL = "poll"  # whoever a poll token was handed to, while they could open the battle
+COPY = "copy"  # anyone who may read it may copy it into their own collection (a POST)
 
 # url name -> (rule, method the owner's happy path uses, status the owner gets)
 RULES = {
@@ -44,6 +45,7 @@ RULES = {
     "character_stats": (OWNER, "GET", 200),
     "character_duplicate": (OWNER, "POST", 302),
     "character_delete": (OWNER, "GET", 200),
+    "character_borrow": (COPY, "POST", 302),
     "character_export": (OWNER, "GET", 200),
     "character_portrait": (VIEW, "GET", 200),
     "card_editor": (OWNER, "GET", 200),
@@ -54,6 +56,7 @@ RULES = {
     "party": (VIEW, "GET", 200),
     "party_edit": (OWNER, "GET", 200),
     "party_remove": (OWNER, "GET", 200),
+    "party_borrow": (COPY, "POST", 302),
     "party_export": (OWNER, "GET", 200),
     "print_mastercard": (VIEW, "GET", 200),
     "print_share_png": (VIEW, "GET", 200),

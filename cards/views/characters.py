@@ -13,7 +13,7 @@ from memeyori_site.http import allow, require_post, require_safe
 from .. import stats
 from ..forms import SearchForm
 from ..models import Archon, Memeyori, Visibility
-from ..services import character_delete, character_duplicate
+from ..services import character_delete, character_duplicate, copied_from
 from .access import get_character_for_owner, get_character_for_viewer
 
 
@@ -118,6 +118,22 @@ def character_copy(request, kind, code):
         messages.error(request, " ".join(error.messages))
         return redirect(original)
     messages.success(request, f"Duplicated {original.name} as {copy.name}.")
+    return redirect("character_edit", kind=kind, code=copy.code)
+
+
+@require_post
+@login_required
+def character_borrow(request, kind, code):
+    """Anyone who may see a character may copy it into their own collection (issue 21.8):
+    a private copy noting whose it was, counted against their bounds."""
+    original = get_character_for_viewer(request, kind, code)
+    origin = copied_from(original) if original.owner_id != request.user.pk else ""
+    try:
+        copy = character_duplicate(character=original, owner=request.user, origin=origin)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect(original)
+    messages.success(request, f"Copied {original.name} into your collection as {copy.name}.")
     return redirect("character_edit", kind=kind, code=copy.code)
 
 

@@ -6,11 +6,11 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
 
-from memeyori_site.http import allow, require_safe
+from memeyori_site.http import allow, require_post, require_safe
 
 from ..forms import PartyForm, error_messages
 from ..models import Party
-from ..services import party_delete, party_save
+from ..services import party_copy, party_delete, party_save
 from .access import get_party_for_owner, get_party_for_viewer
 
 TEMPLATE = "cards/party_form.html"
@@ -98,6 +98,20 @@ def party_totals(request):
     context = {"form": form, "totals": form.totals(), "errors": error_messages(form)}
     template = TEMPLATE + "#totals" if request.htmx else TEMPLATE
     return render(request, template, context)
+
+
+@require_post
+@login_required
+def party_borrow(request, code):
+    """Copy a party one may see, with its characters, into one's own collection (21.8)."""
+    party = get_party_for_viewer(request, code)
+    try:
+        copy = party_copy(party=party, owner=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect(party)
+    messages.success(request, f"Copied {party.name} and its characters as {copy.name}.")
+    return redirect("party_edit", code=copy.code)
 
 
 @allow("GET", "POST")
