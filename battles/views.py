@@ -367,7 +367,8 @@ def battle_share(request, code):
         try:
             battle_set_visibility(battle=battle, visibility=form.cleaned_data["visibility"])
         except ValidationError as e:
-            return HttpResponseBadRequest("; ".join(e.messages))
+            messages.error(request, " ".join(e.messages))
+            return redirect(battle)
         messages.success(request, f"This battle is now {battle.get_visibility_display()}.")
     elif action == "show_result":
         show = form.cleaned_data["show_result"]

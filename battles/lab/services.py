@@ -18,12 +18,13 @@ from django.db.models import F
 from django.utils import timezone
 from django_tasks_db.backend import DatabaseBackend
 
-from cards.models import Party, visible_to
+from cards.models import VISIBILITY_ORDER, Party, visibility_rank, visible_to
 
 from ..engine.policies import current_versions
 from ..engine.run import simulate
 from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility, new_share_token
+from ..services import visibility_refusal
 from ..snapshot import _character_from_model, battle_snapshot
 from . import stats
 from .models import Lab, LabBattle, LabChunk, LabMatchup, LabStatus
@@ -65,11 +66,15 @@ def lab_parties_for(user):
     return Party.objects.filter(visible_to(user)).select_related("owner")
 
 
-def field_opponents(user, party_a: Party) -> list[Party]:
-    """Every party the person can see, but side A itself, that has a Memeyori to fight."""
+def field_opponents(user, party_a: Party, visibility: str = BattleVisibility.PRIVATE):
+    """Every party the person can see, but side A itself, that has a Memeyori to fight and
+    is at least as visible as the lab (issue 18.6: a public lab lists no table's party)."""
+    level = visibility_rank(visibility)
+    enough = [v for v in VISIBILITY_ORDER if visibility_rank(v) >= level]
     return list(
         lab_parties_for(user)
         .exclude(pk=party_a.pk)
+        .filter(visibility__in=enough)
         .filter(slots__isnull=False)
         .distinct()
         .order_by("name", "pk")
@@ -184,9 +189,18 @@ def lab_create(
         _check_party(owner, party_b)
         opponents = [party_b]
     else:
-        opponents = field_opponents(owner, party_a)
+        opponents = field_opponents(owner, party_a, visibility)
         if not opponents:
-            raise ValidationError("There is no other party you can see with a Memeyori in it.")
+            raise ValidationError(
+                "There is no other party you can see with a Memeyori in it"
+                + (
+                    "."
+                    if visibility == BattleVisibility.PRIVATE
+                    else f" at least as visible as a {visibility} lab."
+                )  # fmt: skip
+            )
+    if refusal := visibility_refusal(visibility, [party_a, *opponents], what="lab"):
+        raise ValidationError(refusal)
     _check_size(battles, len(opponents))
     if refusal := lookahead_refusal((policy_a, policy_b), battles * len(opponents)):
         raise ValidationError(refusal)
@@ -452,6 +466,9 @@ def _sync_opened(lab: Lab, *, fresh_tokens: bool = False) -> None:
 def lab_set_visibility(*, lab: Lab, visibility: str) -> Lab:
     if visibility not in BattleVisibility.values:
         raise ValidationError("Choose private, unlisted or public.")
+    parties = [lab.party_a, *(m.party_b for m in lab.matchups.select_related("party_b__owner"))]
+    if refusal := visibility_refusal(visibility, parties, what="lab"):
+        raise ValidationError(refusal)
     with transaction.atomic():
         was_private = lab.visibility == BattleVisibility.PRIVATE
         lab.visibility = visibility

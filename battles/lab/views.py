@@ -204,7 +204,8 @@ def lab_share(request, code):
         try:
             services.lab_set_visibility(lab=lab, visibility=form.cleaned_data["visibility"])
         except ValidationError as e:
-            return HttpResponseBadRequest("; ".join(e.messages))
+            messages.error(request, " ".join(e.messages))
+            return redirect(lab)
         messages.success(request, f"This lab is now {lab.get_visibility_display()}.")
     elif action == "regenerate":
         services.lab_share_regenerate(lab=lab)
