@@ -77,8 +77,9 @@ def visibility_refusal(visibility: str, parties, *, what: str = "battle", table=
         return ""
     names = ", ".join(f"{p.name} ({p.get_visibility_display().split(' (')[0].lower()})"
                       for p in hidden)  # fmt: skip
+    article = "An" if visibility[0] in "aeiou" else "A"
     return (
-        f"A {visibility} {what} cannot show {names}: a {what} can be no more visible than "
+        f"{article} {visibility} {what} cannot show {names}: a {what} can be no more visible than "
         f"the least visible party in it. Make it private, or choose parties at least as "
         f"visible."
     )

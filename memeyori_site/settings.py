@@ -213,6 +213,11 @@ else:
         "default": {"BACKEND": "memeyori_site.cache.DatabaseCache", "LOCATION": "memeyori_cache"}
     }
 CACHES["default"]["KEY_PREFIX"] = CACHE_KEY_PREFIX
+# django-ratelimit's W001 says only that these backends are not on its short list. Both
+# increment atomically across processes (Redis by INCRBY; the database cache by holding
+# the row, memeyori_site/cache.py), which tests/test_settings.py shows with several
+# processes counting at once; so `check --deploy --fail-level WARNING` passes (18.11).
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 # Pushed live updates (memeyori_site/live.py) travel by Redis publish/subscribe when
 # REDIS_URL is set, else by counters in this cache; channel names start with this.
 LIVE_CHANNEL_PREFIX = CACHE_KEY_PREFIX or "memeyori"

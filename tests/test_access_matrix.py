@@ -159,12 +159,15 @@ def world(alice, types):
     battle = battle_services.battle_run(
         owner=alice, party_a=party, party_b=other, seed=3, table=table
     )
-    battle = battle_services.battle_set_visibility(battle=battle, visibility="unlisted")
+    # Unlisted though its parties are private: a battle shared before issue 18.6's rule
+    # (the service refuses it now), so that its share link has something to open.
+    Battle.objects.filter(pk=battle.pk).update(visibility="unlisted", share_token="b" * 43)
+    battle.refresh_from_db()
     Presentation.objects.create(battle=battle, presenter=alice, html='<section id="viewer">')
-    lab = lab_services.lab_create(
-        owner=alice, party_a=party, party_b=party, battles=100, seed=3, visibility="unlisted"
-    )
+    lab = lab_services.lab_create(owner=alice, party_a=party, party_b=party, battles=100, seed=3)
     lab_services.run_inline(lab)
+    Lab.objects.filter(pk=lab.pk).update(visibility="unlisted", share_token="l" * 43)
+    lab.refresh_from_db()
     # A complete, valid post for every form: a missing ownership check would save it.
     payload = {
         "name": "Pwned", "type": types["Shade"].pk, "rank": 6, "strength": 20, "endurance": 20,
@@ -182,6 +185,7 @@ def world(alice, types):
     return {
         "memeyori": m, "archon": archon, "card": card, "party": party, "battle": battle,
         "table": table, "lab": lab, "payload": payload, "render": job,
+        "second": second, "other": other,
     }  # fmt: skip
 
 
@@ -287,7 +291,7 @@ def test_a_share_link_opens_for_anyone_until_it_is_revoked(client, world, name):
 
 @pytest.mark.parametrize("name", sorted(n for n, (rule, *_) in RULES.items() if rule == VIEW))
 def test_public_objects_are_readable_by_anyone(client, world, name):
-    for key in ("memeyori", "archon", "party"):
+    for key in ("memeyori", "second", "archon", "party", "other"):
         world[key].visibility = "public"
         world[key].save(update_fields=["visibility"])
     battle_services.battle_set_visibility(battle=world["battle"], visibility="public")
