@@ -25,11 +25,6 @@ def allow(*methods: str):
             return response
         if request.method not in allowed:
             return HttpResponseNotAllowed(sorted(allowed))
-        if request.method == "HEAD":
-            # The view sees a GET (the server drops the body), so no view can mistake a
-            # HEAD for a write, as three delete views once did (issue 18.1). The rate
-            # limits, counted before the view, still see HEAD.
-            request.method = "GET"
         return None
 
     def decorator(view):
