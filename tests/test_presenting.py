@@ -114,7 +114,9 @@ def test_a_members_poll_stops_once_the_gm_removes_them_from_the_table(client, al
 
 
 def test_a_visitors_poll_stops_once_a_public_battle_is_made_private(client, alice, table_battle):
-    services.battle_set_visibility(battle=table_battle, visibility=BattleVisibility.PUBLIC)
+    # Public before issue 18.6's rule (its parties are "my tables"; the service refuses now).
+    Battle.objects.filter(pk=table_battle.pk).update(visibility=BattleVisibility.PUBLIC)
+    table_battle.refresh_from_db()
     services.presentation_start(
         battle=table_battle, by=alice, round_no=1, step=1, html="<section>", html_shared=""
     )
