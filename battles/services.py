@@ -7,7 +7,15 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
-from cards.models import Memeyori, Party, Table, TableMembership, visible_to
+from cards.models import (
+    Memeyori,
+    Party,
+    Table,
+    TableMembership,
+    Visibility,
+    visibility_rank,
+    visible_to,
+)
 from memeyori_site import live
 
 from .engine.battle import ENGINE_VERSION
@@ -38,6 +46,43 @@ def parties_for(user):
     """Parties a user may send into battle: any they may see (their own, their tables',
     public ones)."""
     return Party.objects.filter(visible_to(user)).select_related("owner")
+
+
+def visibility_refusal(visibility: str, parties, *, what: str = "battle", table=None) -> str:
+    """Issue 18.6: a battle or lab can be no more visible than the least visible party in
+    it, as a party can be no more visible than its members (cards.models.VISIBILITY_ORDER:
+    private < my tables < unlisted < public). A battle run at a table is open to that
+    table's members too, so a "my tables" party in it must be of someone who sits there.
+    Why not, naming the parties, or "" when it may."""
+    level = visibility_rank(visibility)
+    seen, hidden = set(), []
+    for party in parties:
+        if party is None or party.pk in seen:
+            continue
+        seen.add(party.pk)
+        if visibility_rank(party.visibility) < level:
+            hidden.append(party)
+        elif (
+            table is not None
+            and party.visibility == Visibility.TABLES
+            and not TableMembership.objects.filter(table=table, user_id=party.owner_id).exists()
+        ):
+            return (
+                f"{party.name} ({party.owner.username}'s) is shared only with its owner's "
+                f"tables, and {party.owner.username} does not sit at {table.name}: its "
+                "members could watch it here. Run it away from the table, or ask for a "
+                "public party."
+            )
+    if not hidden:
+        return ""
+    names = ", ".join(f"{p.name} ({p.get_visibility_display().split(' (')[0].lower()})"
+                      for p in hidden)  # fmt: skip
+    article = "An" if visibility[0] in "aeiou" else "A"
+    return (
+        f"{article} {visibility} {what} cannot show {names}: a {what} can be no more visible than "
+        f"the least visible party in it. Make it private, or choose parties at least as "
+        f"visible."
+    )
 
 
 def growth_refusal(party_a: Party, party_b: Party) -> str | None:
@@ -82,6 +127,8 @@ def battle_run(
         raise ValidationError("You can only battle with parties you can see.")
     if table is not None and not table.memberships.filter(user=owner).exists():
         raise ValidationError("You can only run a battle at a table you sit at.")
+    if refusal := visibility_refusal(visibility, [party_a, party_b], table=table):
+        raise ValidationError(refusal)
     if counts_for_growth and (refusal := growth_refusal(party_a, party_b)):
         raise ValidationError(refusal)
     with transaction.atomic():
@@ -209,6 +256,10 @@ def battle_set_visibility(*, battle: Battle, visibility: str) -> Battle:
     there is none, so a link closed once never comes back (issue 11.6)."""
     if visibility not in BattleVisibility.values:
         raise ValidationError("Choose private, unlisted or public.")
+    # The parties as they are now (one made private since is not shown wider for it).
+    parties = Party.objects.filter(pk__in=[battle.party_a_id, battle.party_b_id])
+    if refusal := visibility_refusal(visibility, parties.select_related("owner")):
+        raise ValidationError(refusal)
     with transaction.atomic():
         battle.visibility = visibility
         if visibility == BattleVisibility.PRIVATE:

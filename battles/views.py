@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.db import connection
 from django.http import (
     Http404,
@@ -106,7 +107,7 @@ def _get_shared_battle(token: str) -> Battle:
 @login_required
 def battle_list(request):
     battles = Battle.objects.filter(owner=request.user).only(*LIST_FIELDS)
-    return render(request, "battles/list.html", {"battles": battles, "mine": True})
+    return render(request, "battles/list.html", {**_paged(request, battles), "mine": True})
 
 
 @require_safe
@@ -114,9 +115,19 @@ def public_list(request):
     battles = (
         Battle.objects.filter(visibility=BattleVisibility.PUBLIC)
         .select_related("owner")
-        .only(*LIST_FIELDS, "owner__username")[:100]
+        .only(*LIST_FIELDS, "owner__username")
     )
-    return render(request, "battles/list.html", {"battles": battles, "mine": False})
+    return render(request, "battles/list.html", {**_paged(request, battles), "mine": False})
+
+
+PAGE_SIZE = 50
+
+
+def _paged(request, battles) -> dict:
+    """One page of a list, newest first (issue 18.9: a list never grows without bound);
+    a page past the end or not a number is the last or the first."""
+    page = Paginator(battles, PAGE_SIZE).get_page(request.GET.get("page"))
+    return {"battles": page.object_list, "page": page}
 
 
 @allow("GET", "POST")
@@ -156,8 +167,10 @@ def viewer_context(battle: Battle, base_url: str, round_no, step) -> dict:
     log, frames = battle.log, battle.frames
     round_no, step = viewer.clamp_position(log, frames, round_no, step)
     view = viewer.build(log, frames, battle.snapshot.get("types", {}), round_no, step)
+    # A lab's battle i, shown without being stored, carries ?m=&i= in its base URL.
+    join = "&" if "?" in base_url else "?"
     links = {
-        name: (f"{base_url}?round={pos[0]}&step={pos[1]}" if pos else None)
+        name: (f"{base_url}{join}round={pos[0]}&step={pos[1]}" if pos else None)
         for name, pos in viewer.nav(view, frames, log).items()
     }
     return {
@@ -169,7 +182,11 @@ def viewer_context(battle: Battle, base_url: str, round_no, step) -> dict:
     }
 
 
-def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
+def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsaved=None):
+    """The viewer page. `unsaved`: a lab's battle i played from its snapshot and shown
+    without a row of its own (issue 18.9: a GET stores nothing), as {"query": the ?m=&i=
+    the jump form keeps, "keep_url": where its owner may POST to store it, or ""}; it has
+    no log download, preview image, presenting or sharing until it is stored."""
     form = ViewerForm(request.GET)
     if not form.is_valid():
         return error_page(
@@ -187,6 +204,11 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
     template = "battles/viewer.html"
     if request.htmx:
         template += "#viewer"
+    if unsaved is not None:
+        return render(request, template, context | {
+            "shared": shared, "unsaved": True, "base_query": unsaved["query"],
+            "keep_url": unsaved["keep_url"], "og_url": "",
+        })  # fmt: skip
     presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
     context |= {
         "shared": shared,
@@ -219,6 +241,12 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool):
         ),
     }
     return render(request, template, context)
+
+
+def render_unsaved(request, battle: Battle, base_url: str, *, shared, query, keep_url):
+    """A battle that has no row (a lab's battle i): the viewer, without what needs one."""
+    unsaved = {"query": query, "keep_url": keep_url}
+    return _render_viewer(request, battle, base_url, shared=shared, unsaved=unsaved)
 
 
 @require_safe
@@ -339,7 +367,8 @@ def battle_share(request, code):
         try:
             battle_set_visibility(battle=battle, visibility=form.cleaned_data["visibility"])
         except ValidationError as e:
-            return HttpResponseBadRequest("; ".join(e.messages))
+            messages.error(request, " ".join(e.messages))
+            return redirect(battle)
         messages.success(request, f"This battle is now {battle.get_visibility_display()}.")
     elif action == "show_result":
         show = form.cleaned_data["show_result"]

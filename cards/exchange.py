@@ -15,12 +15,12 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from . import stats
 from .forms import CHARACTER_FORMS, CardForm, PartyForm
-from .models import Archon, Card, Memeyori, Party, Type, check_party_visibility
-from .services import party_save
+from .models import Archon, Card, Memeyori, Party, PartySlot, Type, check_party_visibility
+from .services import reserve, unique_names
 from .validators import REFUSED_CATEGORIES
 
 FORMAT = "memeyori-export/1"
@@ -29,6 +29,9 @@ MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 6
 MAX_CHARACTERS = 100
 MAX_CARDS = 40
+# In all, in one file (issue 18.4): an export holds one character or one party (seven
+# characters at most), so a thousand cards is many such files at once.
+MAX_FILE_CARDS = 1000
 MAX_PARTIES = 20
 
 CHARACTER_FIELDS = {
@@ -137,6 +140,9 @@ class ImportPlan:
 
     text: str
     memeyori: list[dict] = field(default_factory=list)
+    # (kind, name in the file, name it will have): a name the person already uses is
+    # changed as a duplicate's is (issue 21.7), and the preview says so.
+    renamed: list[tuple[str, str, str]] = field(default_factory=list)
     archons: list[dict] = field(default_factory=list)
     parties: list[dict] = field(default_factory=list)
 
@@ -231,6 +237,15 @@ def _type(where: str, name: str, types: dict[str, Type]) -> Type:
         ) from None
 
 
+def _no_constraint_queries(form):
+    """The page's own form, without its one query per CHECK constraint per row (a maximum
+    file made thousands; issue 18.4): the bounds they check are the fields' own
+    validators too, and the database enforces them on insert, where a refusal rolls the
+    whole import back (import_create)."""
+    form.validate_constraints = lambda: None
+    return form
+
+
 def _build_character(model, where: str, row, types, owner):
     spec = dict(CHARACTER_FIELDS)
     if model is Memeyori:
@@ -244,7 +259,7 @@ def _build_character(model, where: str, row, types, owner):
     form_class = CHARACTER_FORMS[model.kind]
     data = {k: row[k] for k in form_class._meta.fields if k in row}
     data["type"] = _type(f"{where}.type", row["type"], types).pk
-    form = form_class(data, instance=model(owner=owner))
+    form = _no_constraint_queries(form_class(data, instance=model(owner=owner)))
     form.fields["type"].use_types(types.values())
     if not form.is_valid():
         raise ImportRefused(_form_message(where, form))
@@ -252,7 +267,9 @@ def _build_character(model, where: str, row, types, owner):
     character.portrait_focus_x = _check_focus(f"{where}.portrait_focus_x", row["portrait_focus_x"])
     character.portrait_focus_y = _check_focus(f"{where}.portrait_focus_y", row["portrait_focus_y"])
     try:
-        character.full_clean(exclude=["portrait", "portrait_print", "portrait_thumb"])
+        character.full_clean(
+            exclude=["portrait", "portrait_print", "portrait_thumb"], validate_constraints=False
+        )
     except ValidationError as error:
         raise ImportRefused(_validation_message(where, error)) from None
     cards = []
@@ -263,6 +280,7 @@ def _build_character(model, where: str, row, types, owner):
         data["type"] = _type(f"{card_where}.type", card_row["type"], types).pk
         # The holder does not exist yet; clean() only needs to know there is exactly one.
         form = CardForm(data, instance=Card(**{f"{model.kind}_id": 0}, position=i))
+        _no_constraint_queries(form)
         form.fields["type"].use_types(types.values())
         if not form.is_valid():
             raise ImportRefused(_form_message(card_where, form))
@@ -347,6 +365,14 @@ def import_parse(raw: bytes | str, *, owner) -> ImportPlan:
             raise ImportRefused(f"{key} must be a list.")
     if len(sections["memeyori"]) + len(sections["archons"]) > MAX_CHARACTERS:
         raise ImportRefused(f"The file holds more than {MAX_CHARACTERS} characters.")
+    cards = sum(
+        len(row.get("cards", [])) if isinstance(row, dict) and isinstance(row.get("cards"), list)
+        else 0
+        for row in sections["memeyori"] + sections["archons"]
+    )  # fmt: skip
+    if cards > MAX_FILE_CARDS:
+        raise ImportRefused(f"The file holds {cards:,} cards; one import takes at most "
+                            f"{MAX_FILE_CARDS:,}.")  # fmt: skip
     if len(sections["parties"]) > MAX_PARTIES:
         raise ImportRefused(f"The file holds more than {MAX_PARTIES} parties.")
     if not any(sections.values()):
@@ -364,7 +390,28 @@ def import_parse(raw: bytes | str, *, owner) -> ImportPlan:
     archons = {c["ref"]: c["object"] for c in plan.archons}
     for i, row in enumerate(sections["parties"]):
         plan.parties.append(_check_party(f"parties[{i}]", row, memeyori, archons, owner))
+    _rename(plan, owner)
     return plan
+
+
+def _rename(plan: ImportPlan, owner) -> None:
+    """Names the person already uses, or that the file uses twice, get "(copy)" (21.7)."""
+    groups = [
+        ("Memeyori", Memeyori, [e["object"] for e in plan.memeyori]),
+        ("Archon", Archon, [e["object"] for e in plan.archons]),
+    ]
+    for kind, model, objects in groups:
+        taken = set(model.objects.filter(owner=owner).values_list("name", flat=True))
+        for obj, name in zip(objects, unique_names([o.name for o in objects], taken), strict=False):
+            if name != obj.name:
+                plan.renamed.append((kind, obj.name, name))
+                obj.name = name
+    taken = set(Party.objects.filter(owner=owner).values_list("name", flat=True))
+    names = unique_names([p["name"] for p in plan.parties], taken)
+    for party, name in zip(plan.parties, names, strict=False):
+        if name != party["name"]:
+            plan.renamed.append(("Party", party["name"], name))
+            party["name"] = name
 
 
 def _refuse_constant(name: str):
@@ -373,26 +420,45 @@ def _refuse_constant(name: str):
 
 @transaction.atomic
 def import_create(*, plan: ImportPlan, owner) -> dict[str, int]:
-    """Create everything the plan holds, for `owner`, all or nothing."""
+    """Create everything the plan holds, for `owner`, all or nothing: counted against the
+    person's bounds under a lock on their row, and written in a few batch inserts, so the
+    write holds the database for a moment, not seconds (issue 18.4)."""
     try:
         return _create(plan, owner)
     except ValidationError as error:
         # import_parse checked all of it; a refusal here (a race) still writes nothing.
         raise ImportRefused(" ".join(error.messages)) from None
+    except IntegrityError:
+        raise ImportRefused(
+            "The file breaks one of the site's rules; nothing was imported."
+        ) from None
 
 
 def _create(plan: ImportPlan, owner) -> dict[str, int]:
+    reserve(
+        owner,
+        characters=len(plan.memeyori) + len(plan.archons),
+        cards=plan.card_count(),
+        parties=len(plan.parties),
+    )
     created = {}
-    for entry in plan.memeyori + plan.archons:
-        character = entry["object"]
-        character.owner = owner
-        character.save()
-        for card in entry["cards"]:
-            setattr(card, character.kind, character)
-        Card.objects.bulk_create(entry["cards"])
-        created[entry["ref"]] = character
-    for row in plan.parties:
-        party = Party(
+    cards = []
+    for entries, model in ((plan.memeyori, Memeyori), (plan.archons, Archon)):
+        for entry in entries:
+            entry["object"].owner = owner
+        # bulk_create sets the primary keys (PostgreSQL and SQLite both return them).
+        model.objects.bulk_create([e["object"] for e in entries])
+        for entry in entries:
+            character = entry["object"]
+            for card in entry["cards"]:
+                setattr(card, character.kind, character)
+            cards += entry["cards"]
+            created[entry["ref"]] = character
+    Card.objects.bulk_create(cards)
+    # Each party was checked against R8 and the visibility rule with the file's own
+    # characters (import_parse); all of them are the person's own.
+    parties = [
+        Party(
             owner=owner,
             name=row["name"],
             level=row["level"],
@@ -402,7 +468,16 @@ def _create(plan: ImportPlan, owner) -> dict[str, int]:
             visibility=row["visibility"],
             archon=created[row["archon"]] if row["archon"] else None,
         )
-        party_save(party=party, memeyori=[created[ref] for ref in row["memeyori"]])
+        for row in plan.parties
+    ]
+    for party in parties:
+        party.full_clean()
+    Party.objects.bulk_create(parties)
+    PartySlot.objects.bulk_create(
+        PartySlot(party=party, memeyori=created[ref], position=i)
+        for party, row in zip(parties, plan.parties, strict=True)
+        for i, ref in enumerate(row["memeyori"])
+    )
     return {
         "memeyori": len(plan.memeyori),
         "archons": len(plan.archons),

@@ -5,9 +5,9 @@ S3-compatible object store, settings.MEDIA_STORAGE), never a path, so web machin
 workers need no shared disk. A name is written once and never again (each carries a
 random token), so a name stands for its content (the print store's key relies on it).
 
-Every character owns its own files (a duplicate gets copies, never shared names). Even so,
-a file is deleted only when no character row names it any more, so an old row that
-shares a file (duplicates made before copies were made) keeps its portrait.
+A duplicate or a copy names its original's files (issue 18.5: a copy writes no bytes).
+So a file is deleted only when no character row names it any more, and a new upload or
+crop is written under fresh names: the two never touch each other's pictures.
 """
 
 import secrets

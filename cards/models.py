@@ -154,6 +154,8 @@ class Character(models.Model):
     portrait_pending = models.CharField(max_length=200, blank=True, editable=False)
     portrait_error = models.CharField(max_length=300, blank=True, editable=False)
     flavour = models.TextField("flavour text", blank=True, max_length=2000, validators=[multi_line])
+    # A copy of someone else's (issue 21.8): "from alice's Fizzlet".
+    origin = models.CharField("copied from", max_length=200, blank=True, editable=False)
     visibility = models.CharField(
         max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE
     )
@@ -381,6 +383,7 @@ class Party(models.Model):
     # The picture on the backs of the party's printed sheet: card-sized, made from an
     # upload by cards.tasks.process_party_back (the upload form checks only its header).
     back_image = models.ImageField(upload_to="backs/", blank=True, editable=False)
+    origin = models.CharField("copied from", max_length=200, blank=True, editable=False)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -4,13 +4,16 @@ each one transaction."""
 import secrets
 from functools import partial
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 
-from .media import FILE_FIELDS, PORTRAIT_FIELDS, copy_portrait_files, delete_on_commit
+from .media import FILE_FIELDS, PORTRAIT_FIELDS, delete_on_commit
 from .models import (
     Archon,
     Card,
@@ -24,6 +27,60 @@ from .models import (
     check_party_memeyori,
 )
 from .printing import portraits
+
+# ---- What one person may own (issue 18.4, 18.5) ------------------------------------------
+
+
+def bounds() -> dict[str, int]:
+    return settings.PERSON_BOUNDS
+
+
+def owned(owner) -> dict[str, int]:
+    return {
+        "characters": Memeyori.objects.filter(owner=owner).count()
+        + Archon.objects.filter(owner=owner).count(),
+        "cards": Card.objects.filter(Q(memeyori__owner=owner) | Q(archon__owner=owner)).count(),
+        "parties": Party.objects.filter(owner=owner).count(),
+    }
+
+
+def reserve(owner, *, characters: int = 0, cards: int = 0, parties: int = 0) -> None:
+    """Inside the transaction that creates them: lock the person's row, so that two
+    requests at once count one after the other (never check-then-create), and refuse what
+    would take them past PERSON_BOUNDS, saying what and how many."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("reserve() belongs inside the transaction that creates the rows")
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+    have, most = owned(owner), bounds()
+    asked = {"characters": characters, "cards": cards, "parties": parties}
+    over = [k for k, n in asked.items() if n and have[k] + n > most[k]]
+    if over:
+        raise ValidationError(
+            " ".join(
+                f"You have {have[k]:,} {k} of the {most[k]:,} one person may keep, and this "
+                f"would add {asked[k]:,}."
+                for k in over
+            )
+            + " Delete some first.",
+            code="person_bound",
+        )
+
+
+def unique_names(names: list[str], taken: set[str], max_length: int = 60) -> list[str]:
+    """Each name, or if it is taken (or came earlier in the list) "<name> (copy)", then
+    "(copy 2)" and on, as a duplicate is named (issue 21.7): no two of a person's
+    characters, or parties, look alike."""
+    taken = set(taken)
+    out = []
+    for name in names:
+        fresh, n = name, 1
+        while fresh in taken:
+            tail = " (copy)" if n == 1 else f" (copy {n})"
+            fresh = name[: max_length - len(tail)] + tail
+            n += 1
+        taken.add(fresh)
+        out.append(fresh)
+    return out
 
 
 @transaction.atomic
@@ -66,6 +123,8 @@ def party_save(
     """Save a party and its slots together: both or neither (R8). A `back_image` upload
     (its header already checked by PartyForm) is stored after the commit and made
     card-sized by cards.tasks.process_party_back."""
+    if party.pk is None:
+        reserve(party.owner, parties=1)
     _lock_members(party, memeyori)
     party.full_clean()
     check_party_memeyori(party, memeyori)
@@ -141,7 +200,9 @@ def character_set_portrait(*, character: Character, image) -> None:
 @transaction.atomic
 def character_save(*, character: Character, portrait=None) -> Character:
     """Validate and save a Memeyori or Archon from the builder (R1, R2)."""
-    if character.pk is not None:
+    if character.pk is None:
+        reserve(character.owner, characters=1)
+    else:
         # Locked before clean() reads its parties (issue 11.2; see _lock_members).
         list(type(character).objects.select_for_update().filter(pk=character.pk).values("pk"))
     character.full_clean(exclude=list(PORTRAIT_FIELDS))
@@ -150,40 +211,70 @@ def character_save(*, character: Character, portrait=None) -> Character:
     return character
 
 
-def character_duplicate(*, character: Character, owner) -> Character:
-    """A private copy with its cards and its own copies of the portrait files.
+@transaction.atomic
+def character_duplicate(*, character: Character, owner, origin: str = "") -> Character:
+    """A private copy, with its cards, for `owner` (its own owner, or anyone who may see it:
+    issue 21.8, with `origin` saying whose it was), counted against their bounds.
 
-    Shared files would be deleted under the original the first time the copy's focal
-    point moved, so the copy gets files of its own, removed again if the write fails.
+    The copy names the same portrait files (issue 18.5): a copy writes no bytes, so a
+    flood of duplicates stores nothing more. Every file is deleted only when no row names
+    it (cards.media), and a new upload or crop gets fresh names, so the two never touch
+    each other's pictures. An upload still waiting is not shared.
     """
     model = type(character)
+    cards = list(character.cards.all())
+    reserve(owner, characters=1, cards=len(cards))
     skip = {"id", "code", "owner", "created", "updated", "visibility", "name", "portrait_error"}
-    skip.update(FILE_FIELDS)  # the copy gets files of its own, never a shared name
-    fields = {
-        f.name: getattr(character, f.name)
-        for f in model._meta.concrete_fields
-        if f.name not in skip
-    }
+    skip.add("portrait_pending")
+    concrete = model._meta.concrete_fields
+    fields = {f.name: getattr(character, f.name) for f in concrete if f.name not in skip}
+    taken = set(model.objects.filter(owner=owner).values_list("name", flat=True))
     copy = model(
         **fields,
         owner=owner,
-        name=f"{character.name} (copy)"[: model._meta.get_field("name").max_length],
+        name=unique_names([character.name], taken)[0],
         visibility=Visibility.PRIVATE,
     )
-    written = copy_portrait_files(character, copy)
-    try:
-        with transaction.atomic():
-            _save_copy(character, copy)
-    except BaseException:
-        for name in written:  # fresh names of our own, named by no row
-            default_storage.delete(name)
-        raise
+    if origin:
+        copy.origin = origin[: model._meta.get_field("origin").max_length]
+    _save_copy(cards, copy)
     return copy
 
 
-def _save_copy(character: Character, copy: Character) -> None:
+def copied_from(original) -> str:
+    """What a copy of someone else's notes (issue 21.8): "from alice's Fizzlet"."""
+    return f"from {original.owner.username}'s {original.name}"
+
+
+@transaction.atomic
+def party_copy(*, party: Party, owner) -> Party:
+    """A private copy of a party someone may see, with copies of its Archon and Memeyori
+    (a party holds only its owner's characters), all counted against their bounds."""
+    theirs = party.owner_id != owner.pk
+
+    def copy(character):
+        origin = copied_from(character) if theirs else ""
+        return character_duplicate(character=character, owner=owner, origin=origin)
+
+    members = [copy(m) for m in party.memeyori_in_order()]
+    archon = copy(party.archon) if party.archon_id else None
+    taken = set(Party.objects.filter(owner=owner).values_list("name", flat=True))
+    new = Party(
+        owner=owner,
+        name=unique_names([party.name], taken)[0],
+        archon=archon,
+        level=party.level,
+        dp_sp=party.dp_sp,
+        dp_mp=party.dp_mp,
+        dp_draw=party.dp_draw,
+        visibility=Visibility.PRIVATE,
+        origin=copied_from(party) if theirs else "",
+    )
+    return party_save(party=new, memeyori=members)
+
+
+def _save_copy(cards: list[Card], copy: Character) -> None:
     copy.save()
-    cards = list(character.cards.all())
     for card in cards:
         card.pk = None
         card.id = None
@@ -209,6 +300,7 @@ def card_save(*, card: Card) -> Card:
     """Validate and save one card (R7); a new card goes to the end of its holder's list."""
     if card.pk is None:
         holder = card.holder
+        reserve(holder.owner, cards=1)
         last = holder.cards.aggregate(last=Max("position"))["last"]
         card.position = 0 if last is None else last + 1
     card.full_clean()

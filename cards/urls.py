@@ -34,6 +34,7 @@ urlpatterns = [
     path(character + "stats/", builder.builder_stats, name="character_stats"),
     path(character + "duplicate/", characters.character_copy, name="character_duplicate"),
     path(character + "delete/", characters.character_remove, name="character_delete"),
+    path(character + "copy/", characters.character_borrow, name="character_borrow"),
     path(character + "export.json", exchange.character_export, name="character_export"),
     path(
         character + "portrait/<str:size>.jpg",
@@ -53,6 +54,7 @@ urlpatterns = [
     path("parties/<uuid:code>/", parties.party_page, name="party"),
     path("parties/<uuid:code>/edit/", parties.party_edit, name="party_edit"),
     path("parties/<uuid:code>/delete/", parties.party_remove, name="party_remove"),
+    path("parties/<uuid:code>/copy/", parties.party_borrow, name="party_borrow"),
     path("parties/<uuid:code>/export.json", exchange.party_export, name="party_export"),
     # Tables: a group and its GM (cards/tables/)
     path("tables/", include("cards.tables.urls")),

@@ -197,6 +197,24 @@ def reclaim_quietly(dead: set[str]) -> int:
         return 0
 
 
+SESSIONS_CLEARED_EVERY = 3600
+
+
+def clear_sessions_now_and_then() -> bool:
+    """Expired sessions go, at most once an hour for all workers (issue 18.3: nothing else
+    removes them; a visitor's draft session lives a day). The mark lives in the cache every
+    process shares. `manage.py clearsessions` does the same by hand."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.core.cache import cache
+
+    if not cache.add("cards:clear_sessions", True, SESSIONS_CLEARED_EVERY):
+        return False
+    import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
+    return True
+
+
 class Heartbeat(threading.Thread):
     """Beats for one worker and sweeps for everyone, beside the worker's own loop (which
     may be busy in one task for a long while)."""
@@ -216,6 +234,7 @@ class Heartbeat(threading.Thread):
                     beat(self.worker_id)
                     if ticks % sweep_every == 0:
                         reclaim()
+                        clear_sessions_now_and_then()
                 except Exception:  # a lost connection: the next beat tries again
                     logger.exception("worker %s could not beat", self.worker_id)
                     connection.close()

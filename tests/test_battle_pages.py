@@ -462,3 +462,29 @@ def test_it_refuses_growth_at_a_table_from_a_member_who_is_not_its_gm(
     assert response.status_code == 400
     assert "Only the table's GM" in response.context["form"].errors["counts_for_growth"][0]
     assert not Battle.objects.exists()
+
+
+def test_my_battles_come_fifty_to_a_page_newest_first(client, alice, db):
+    from battles.models import Battle
+    from battles.views import PAGE_SIZE
+
+    client.force_login(alice)
+    Battle.objects.bulk_create(
+        Battle(
+            owner=alice,
+            name_a=f"A{n}",
+            name_b="B",
+            snapshot={},
+            seed=n,
+            log={},
+            frames=[],
+            rounds=1,
+        )
+        for n in range(PAGE_SIZE + 3)
+    )
+    first = client.get(reverse("battle_list")).content.decode()
+    assert first.count("<tr><td>") == PAGE_SIZE
+    assert "Page 1 of 2" in first and "?page=2" in first
+    second = client.get(reverse("battle_list"), {"page": 2}).content.decode()
+    assert second.count("<tr><td>") == 3
+    assert client.get(reverse("battle_list"), {"page": "x"}).status_code == 200

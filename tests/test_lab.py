@@ -244,25 +244,31 @@ def test_battle_i_opens_in_the_viewer_with_the_labs_result(client, alice, demo, 
     closest = matchup.tally["closest"]
     client.force_login(alice)
     url = reverse("lab_open", kwargs={"code": lab.code})
-    response = client.get(url, {"m": 0, "i": closest["i"]})
+    # Shown at its lab's address, played from the snapshot and stored nowhere (18.9).
+    winner = "Sunrise Squad" if closest["winner"] == 0 else "Night Shift"
+    query = {"m": 0, "i": closest["i"], "round": closest["rounds"], "step": 999}
+    viewer = client.get(url, query).content.decode()
+    assert f"★ {winner} wins." in viewer
+    assert f"seed <code>{closest['seed']}</code>" in viewer
+    assert f'href="{url}?m=0&amp;i={closest["i"]}&amp;round=' in viewer  # steps keep m, i
+    assert Battle.objects.count() == 0
+    # Its owner may keep it, to share or present it: one record, reused after.
+    response = client.post(url + f"?m=0&i={closest['i']}")
     battle = Battle.objects.get()
     assert response.url == battle.get_absolute_url()
     assert (battle.winner, battle.rounds, battle.seed) == (
         closest["winner"], closest["rounds"], closest["seed"],
     )  # fmt: skip
-    viewer = client.get(battle.get_absolute_url(), {"round": battle.rounds, "step": 999})
-    winner = "Sunrise Squad" if closest["winner"] == 0 else "Night Shift"
-    assert f"★ {winner} wins." in viewer.content.decode()
+    assert client.get(url, {"m": 0, "i": closest["i"]}).url == battle.get_absolute_url()
     # Any battle: the one the lab counted, to the summary.
     i = 37
-    client.get(url, {"m": 0, "i": i})
+    client.post(url + f"?m=0&i={i}")
     opened = LabBattle.objects.get(i=i).battle
     expected = simulate_summary(
         matchup.snapshot, seed=stats.battle_seed(7, i), policies=("greedy", "greedy")
     )
     assert (opened.winner, opened.rounds) == (expected["winner"], expected["rounds"])
-    # A second visit reuses the record.
-    client.get(url, {"m": 0, "i": i})
+    client.post(url + f"?m=0&i={i}")
     assert Battle.objects.count() == 2
     assert client.get(url, {"m": 0, "i": 100}).status_code == 404
     assert client.get(url, {"m": 0, "i": "x"}).status_code == 400
@@ -338,7 +344,7 @@ def test_each_new_sharing_gets_a_fresh_token_and_opened_battles_follow(
     first = lab.share_token
     assert len(first) >= 43
     client.force_login(alice)
-    client.get(reverse("lab_open", kwargs={"code": lab.code}), {"m": 0, "i": 3})
+    client.post(reverse("lab_open", kwargs={"code": lab.code}) + "?m=0&i=3")
     battle = Battle.objects.get()
     assert battle.visibility == "unlisted" and battle.share_token
     services.lab_set_visibility(lab=lab, visibility="private")
@@ -423,3 +429,20 @@ def test_a_lab_from_an_earlier_engine_says_so_instead_of_showing_another_battle(
     assert not Battle.objects.exists()
     page = client.get(response.url).content.decode()
     assert "ran on an earlier engine" in page
+
+
+def test_a_visitor_opening_battle_i_stores_nothing_and_cannot_keep_it(
+    client, bob, alice, demo, small_chunks
+):
+    lab = new_lab(alice, demo)
+    services.lab_set_visibility(lab=lab, visibility="public")
+    url = reverse("lab_open", kwargs={"code": lab.code})
+    for who in (None, bob):
+        if who:
+            client.force_login(who)
+        for i in range(5):
+            page = client.get(url, {"m": 0, "i": i})
+            assert page.status_code == 200
+            assert "Keep this battle" not in page.content.decode()
+        assert client.post(url + "?m=0&i=1").status_code == 404
+    assert Battle.objects.count() == LabBattle.objects.count() == 0

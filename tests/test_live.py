@@ -13,7 +13,7 @@ from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
 from battles import services
-from battles.models import BattleVisibility
+from battles.models import Battle, BattleVisibility
 from cards.models import TableMembership
 from cards.tables.services import table_create, table_remove_member
 
@@ -31,7 +31,13 @@ def table_battle(alice, bob, types):
     TableMembership.objects.create(table=table, user=bob)
     a = make_team(alice, types, "Sunrise", visibility="tables")
     b = make_team(bob, types, "Night", visibility="tables")
-    return run(bob, a, b, table=table, visibility=BattleVisibility.UNLISTED)
+    battle = run(bob, a, b, table=table)
+    # Unlisted though its parties are "my tables": shared before issue 18.6's rule.
+    Battle.objects.filter(pk=battle.pk).update(
+        visibility=BattleVisibility.UNLISTED, share_token="q" * 43
+    )
+    battle.refresh_from_db()
+    return battle
 
 
 def in_own_loop(coroutine_function):

@@ -25,7 +25,7 @@ def pup(alice, types):
     return make_memeyori(alice, types["Blaze"])
 
 
-def test_a_duplicate_owns_its_own_portrait_files(
+def test_a_duplicate_shares_the_files_and_a_new_crop_gives_it_its_own(
     client, settings, alice, pup, django_capture_on_commit_callbacks
 ):
     set_portrait(pup, upload=upload(image_bytes((600, 300), fmt="PNG")))
@@ -34,7 +34,8 @@ def test_a_duplicate_owns_its_own_portrait_files(
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("character_duplicate", kwargs=kwargs))
     copy = Memeyori.objects.exclude(pk=pup.pk).get()
-    assert portrait_names(copy).isdisjoint(portrait_names(pup))
+    # The same files, no bytes written (issue 18.5); files go only when no row names them.
+    assert portrait_names(copy) == portrait_names(pup)
     assert len(portrait_names(copy)) == 3
 
     # Moving the copy's focal point replaces the copy's files, never the original's.
@@ -49,7 +50,8 @@ def test_a_duplicate_owns_its_own_portrait_files(
             reverse("print_portrait", kwargs=kwargs), {"focus_x": "0.1", "focus_y": "0.5"}
         )
     assert response.status_code == 302
-    assert len(media_files(settings)) == 6
+    # Each moved its focal point: new crops of its own; the upload they share stays one.
+    assert len(media_files(settings)) == 5
 
 
 def test_replacing_files_never_deletes_a_file_another_character_uses(

@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from battles import services
-from battles.models import BattleVisibility, Presentation
+from battles.models import Battle, BattleVisibility, Presentation
 from cards.models import TableMembership
 from cards.tables.services import table_create, table_remove_member
 
@@ -18,7 +18,14 @@ def table_battle(alice, bob, types):
     TableMembership.objects.create(table=table, user=bob)
     a = make_team(alice, types, "Sunrise", visibility="tables")
     b = make_team(bob, types, "Night", visibility="tables")
-    return run(bob, a, b, table=table, visibility=BattleVisibility.UNLISTED)
+    battle = run(bob, a, b, table=table)
+    # Unlisted though its parties are "my tables": a battle shared before issue 18.6's rule
+    # (refused now), so that a share link's followers have something to follow.
+    Battle.objects.filter(pk=battle.pk).update(
+        visibility=BattleVisibility.UNLISTED, share_token="p" * 43
+    )
+    battle.refresh_from_db()
+    return battle
 
 
 def present(client, battle, action, round_no=1, step=1, **headers):
@@ -107,7 +114,9 @@ def test_a_members_poll_stops_once_the_gm_removes_them_from_the_table(client, al
 
 
 def test_a_visitors_poll_stops_once_a_public_battle_is_made_private(client, alice, table_battle):
-    services.battle_set_visibility(battle=table_battle, visibility=BattleVisibility.PUBLIC)
+    # Public before issue 18.6's rule (its parties are "my tables"; the service refuses now).
+    Battle.objects.filter(pk=table_battle.pk).update(visibility=BattleVisibility.PUBLIC)
+    table_battle.refresh_from_db()
     services.presentation_start(
         battle=table_battle, by=alice, round_no=1, step=1, html="<section>", html_shared=""
     )

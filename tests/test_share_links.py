@@ -1,9 +1,16 @@
 """Share links and preview images: a link once closed stays closed; private images stay private."""
 
+import pytest
 from django.urls import reverse
 
 from battles.models import BattleVisibility
-from tests.test_battle_pages import alice_party, run  # noqa: F401  (fixture)
+from tests.test_battle_pages import make_team, run
+
+
+@pytest.fixture
+def alice_party(alice, types):
+    # Public: a battle is no more visible than its parties (issue 18.6), and these share.
+    return make_team(alice, types, "Sunrise", visibility="public")
 
 
 def share(client, battle, visibility):

@@ -18,12 +18,13 @@ from django.db.models import F
 from django.utils import timezone
 from django_tasks_db.backend import DatabaseBackend
 
-from cards.models import Party, visible_to
+from cards.models import VISIBILITY_ORDER, Party, visibility_rank, visible_to
 
 from ..engine.policies import current_versions
 from ..engine.run import simulate
 from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility, new_share_token
+from ..services import visibility_refusal
 from ..snapshot import _character_from_model, battle_snapshot
 from . import stats
 from .models import Lab, LabBattle, LabChunk, LabMatchup, LabStatus
@@ -65,11 +66,15 @@ def lab_parties_for(user):
     return Party.objects.filter(visible_to(user)).select_related("owner")
 
 
-def field_opponents(user, party_a: Party) -> list[Party]:
-    """Every party the person can see, but side A itself, that has a Memeyori to fight."""
+def field_opponents(user, party_a: Party, visibility: str = BattleVisibility.PRIVATE):
+    """Every party the person can see, but side A itself, that has a Memeyori to fight and
+    is at least as visible as the lab (issue 18.6: a public lab lists no table's party)."""
+    level = visibility_rank(visibility)
+    enough = [v for v in VISIBILITY_ORDER if visibility_rank(v) >= level]
     return list(
         lab_parties_for(user)
         .exclude(pk=party_a.pk)
+        .filter(visibility__in=enough)
         .filter(slots__isnull=False)
         .distinct()
         .order_by("name", "pk")
@@ -184,9 +189,18 @@ def lab_create(
         _check_party(owner, party_b)
         opponents = [party_b]
     else:
-        opponents = field_opponents(owner, party_a)
+        opponents = field_opponents(owner, party_a, visibility)
         if not opponents:
-            raise ValidationError("There is no other party you can see with a Memeyori in it.")
+            raise ValidationError(
+                "There is no other party you can see with a Memeyori in it"
+                + (
+                    "."
+                    if visibility == BattleVisibility.PRIVATE
+                    else f" at least as visible as a {visibility} lab."
+                )  # fmt: skip
+            )
+    if refusal := visibility_refusal(visibility, [party_a, *opponents], what="lab"):
+        raise ValidationError(refusal)
     _check_size(battles, len(opponents))
     if refusal := lookahead_refusal((policy_a, policy_b), battles * len(opponents)):
         raise ValidationError(refusal)
@@ -388,43 +402,54 @@ def _sync_battle(battle: Battle, lab: Lab) -> None:
         battle.share_token = new_share_token()
 
 
-def lab_open_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
-    """Battle i of a matchup as a Battle record (made once, then reused): the matchup's
-    snapshot, the lab's policies and battle_seed(lab.seed, i), owned by the lab's owner."""
+def stored_battle(*, matchup: LabMatchup, i: int) -> Battle | None:
+    """Battle i of a matchup, if its owner kept it (lab_open_battle)."""
+    opened = LabBattle.objects.select_related("battle").filter(matchup=matchup, i=i).first()
+    return opened.battle if opened else None
+
+
+def lab_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
+    """Battle i of a matchup, played from the matchup's snapshot with the lab's policies
+    and battle_seed(lab.seed, i), as an unsaved Battle: the viewer shows it and nothing is
+    stored (issue 18.9: opening a lab's battle by GET creates no row)."""
     if not 0 <= i < lab.battles:
         raise ValidationError(f"Choose a battle from 0 to {lab.battles - 1}.")
+    seed = stats.battle_seed(lab.seed, i)
+    snap = matchup.snapshot
+    log = simulate(snap, seed=seed, policies=lab.policies, versions=lab.policy_versions)
+    if lab.log_format and log["format"] != lab.log_format:
+        raise ValidationError(
+            f"This lab ran on an earlier engine ({lab.log_format}); today's "
+            f"({log['format']}) plays by other rulings, so its battles cannot be replayed "
+            "exactly. Run the lab again to watch its battles."
+        )
+    battle = Battle(
+        owner_id=lab.owner_id,
+        party_a=lab.party_a,
+        party_b=matchup.party_b,
+        name_a=snap["sides"][0]["name"][:60],
+        name_b=matchup.name_b,
+        snapshot=snap,
+        seed=seed,
+        policy_a=lab.policy_a,
+        policy_b=lab.policy_b,
+        log=log,
+        frames=round_frames(log),
+        winner=log["result"]["winner"],
+        rounds=log["result"]["rounds"],
+    )
+    _sync_battle(battle, lab)
+    return battle
+
+
+def lab_open_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
+    """Keep battle i of a matchup as a Battle record (made once, then reused), owned by the
+    lab's owner, shared exactly as the lab is: the owner's POST, to share or present it."""
+    battle = lab_battle(lab=lab, matchup=matchup, i=i)
     with transaction.atomic():
         opened = LabBattle.objects.select_related("battle").filter(matchup=matchup, i=i).first()
         if opened:
-            battle = opened.battle
-            _sync_battle(battle, lab)
-            battle.save(update_fields=["visibility", "share_token"])
-            return battle
-        seed = stats.battle_seed(lab.seed, i)
-        snap = matchup.snapshot
-        log = simulate(snap, seed=seed, policies=lab.policies, versions=lab.policy_versions)
-        if lab.log_format and log["format"] != lab.log_format:
-            raise ValidationError(
-                f"This lab ran on an earlier engine ({lab.log_format}); today's "
-                f"({log['format']}) plays by other rulings, so its battles cannot be replayed "
-                "exactly. Run the lab again to watch its battles."
-            )
-        battle = Battle(
-            owner_id=lab.owner_id,
-            party_a=lab.party_a,
-            party_b=matchup.party_b,
-            name_a=snap["sides"][0]["name"][:60],
-            name_b=matchup.name_b,
-            snapshot=snap,
-            seed=seed,
-            policy_a=lab.policy_a,
-            policy_b=lab.policy_b,
-            log=log,
-            frames=round_frames(log),
-            winner=log["result"]["winner"],
-            rounds=log["result"]["rounds"],
-        )
-        _sync_battle(battle, lab)
+            return opened.battle
         battle.save()
         LabBattle.objects.create(matchup=matchup, i=i, battle=battle)
     return battle
@@ -445,6 +470,9 @@ def _sync_opened(lab: Lab, *, fresh_tokens: bool = False) -> None:
 def lab_set_visibility(*, lab: Lab, visibility: str) -> Lab:
     if visibility not in BattleVisibility.values:
         raise ValidationError("Choose private, unlisted or public.")
+    parties = [lab.party_a, *(m.party_b for m in lab.matchups.select_related("party_b__owner"))]
+    if refusal := visibility_refusal(visibility, parties, what="lab"):
+        raise ValidationError(refusal)
     with transaction.atomic():
         was_private = lab.visibility == BattleVisibility.PRIVATE
         lab.visibility = visibility

@@ -5,7 +5,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpResponseBadRequest
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -16,6 +16,7 @@ from cards.models import visible_to
 from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
+from .. import views as battle_views
 from ..forms import ShareForm
 from ..models import BattleVisibility
 from . import report, services
@@ -184,31 +185,49 @@ class OpenForm(forms.Form):
 
 
 def _open(request, lab: Lab, *, shared: bool):
+    """Battle i in the viewer. A battle its owner kept opens at its own address; any other
+    is played from the lab's snapshot and seed and shown here, stored nowhere (issue
+    18.9). The lab's owner may POST to keep it (to share it alone, or present it)."""
     form = OpenForm(request.GET)
     if not form.is_valid():
         return _no_such_battle(request, lab, shared=shared)
-    matchup = lab.matchups.filter(index=form.cleaned_data["m"]).first()
-    if matchup is None or form.cleaned_data["i"] >= lab.battles:
+    m, i = form.cleaned_data["m"], form.cleaned_data["i"]
+    matchup = lab.matchups.filter(index=m).first()
+    if matchup is None or i >= lab.battles:
         return _no_such_battle(request, lab, shared=shared, status=404)
+    back = reverse("lab_shared", kwargs={"token": lab.share_token}) if shared else lab
+    is_owner = not shared and lab.owner_id == request.user.pk
     try:
-        battle = services.lab_open_battle(lab=lab, matchup=matchup, i=form.cleaned_data["i"])
+        if request.method == "POST":
+            if not is_owner:
+                raise Http404
+            return redirect(services.lab_open_battle(lab=lab, matchup=matchup, i=i))
+        battle = services.stored_battle(matchup=matchup, i=i)
+        if battle is not None:
+            if shared and lab.visibility != BattleVisibility.PUBLIC:
+                return redirect(battle.share_url())
+            return redirect(battle)
+        battle = services.lab_battle(lab=lab, matchup=matchup, i=i)
     except ValidationError as e:
         messages.error(request, " ".join(e.messages))
-        return redirect(reverse("lab_shared", kwargs={"token": lab.share_token}) if shared else lab)
-    if shared and lab.visibility != BattleVisibility.PUBLIC:
-        return redirect(battle.share_url())
-    return redirect(battle)
+        return redirect(back)
+    query = {"m": m, "i": i}
+    return battle_views.render_unsaved(
+        request, battle, f"{request.path}?m={m}&i={i}", shared=shared,
+        query=query, keep_url=f"{request.path}?m={m}&i={i}" if is_owner else "",
+    )  # fmt: skip
 
 
-@require_safe
+@allow("GET", "POST")
+@vary_on_headers("HX-Request")
 def lab_open(request, code):
-    """Battle i in the viewer: made once from the lab's snapshot and seed, reused after.
-    A GET because it is idempotent: every visit gives the same battle."""
+    """Battle i in the viewer, played from the lab's snapshot: a GET stores nothing."""
     return _open(request, _get_lab_for_user(request, code), shared=False)
 
 
 @require_safe
 @noindex
+@vary_on_headers("HX-Request")
 def lab_shared_open(request, token):
     return _open(request, _get_shared_lab(token), shared=True)
 
@@ -225,7 +244,8 @@ def lab_share(request, code):
         try:
             services.lab_set_visibility(lab=lab, visibility=form.cleaned_data["visibility"])
         except ValidationError as e:
-            return HttpResponseBadRequest("; ".join(e.messages))
+            messages.error(request, " ".join(e.messages))
+            return redirect(lab)
         messages.success(request, f"This lab is now {lab.get_visibility_display()}.")
     elif action == "regenerate":
         services.lab_share_regenerate(lab=lab)

@@ -231,25 +231,42 @@ def spec_key(kind: str, spec: dict) -> str:
 # --- Asking for a render -------------------------------------------------------------
 
 
-def expire_if_stale(render: Render) -> Render:
-    """Mark a render failed when its worker died or none ever took it, so that the page
-    says so and its requester may ask again."""
+def stale_reason(render: Render) -> str:
+    """Why a render in flight will never finish (its worker died, or none ever took it), or
+    "" while it may still."""
     if not render.in_flight:
-        return render
+        return ""
     now = timezone.now()
     timeout = timedelta(seconds=getattr(settings, "PRINT_RENDER_TIMEOUT", 30) + 60)
     if render.status == Render.Status.RENDERING and render.started_at < now - timeout:
-        reason = "the render worker stopped before it finished"
-    elif (
+        return "the render worker stopped before it finished"
+    if (
         render.status == Render.Status.QUEUED
         and render.created_at < now - QUEUED_GIVE_UP
         and not workers.serving(workers.INTERACTIVE)
     ):
-        reason = "no render worker is running; ask again when one is"
-    else:
+        return "no render worker is running; ask again when one is"
+    return ""
+
+
+def as_shown(render: Render) -> Render:
+    """The render as its page shows it: a stale one as failed, with the reason, and nothing
+    written (issue 18.1: a GET changes nothing; the worker's prune, or asking again,
+    records it)."""
+    if reason := stale_reason(render):
+        render.status, render.error = Render.Status.FAILED, reason
+        render.finished_at = timezone.now()
+    return render
+
+
+def expire_if_stale(render: Render) -> Render:
+    """Mark a render failed when its worker died or none ever took it, so that the page
+    says so and its requester may ask again."""
+    reason = stale_reason(render)
+    if not reason:
         return render
     Render.objects.filter(pk=render.pk, status=render.status).update(
-        status=Render.Status.FAILED, error=reason, finished_at=now, spec=None
+        status=Render.Status.FAILED, error=reason, finished_at=timezone.now(), spec=None
     )
     render.refresh_from_db(fields=["status", "error", "finished_at"])
     return render

@@ -216,7 +216,7 @@ def render_status(request, code):
     or ready. htmx polls its #status partial every second; without JavaScript the page
     refreshes itself. Anyone holding the code may look: it is as unguessable as a share
     link, and only someone allowed to see the cards could have been given it."""
-    job = store.expire_if_stale(get_object_or_404(Render.objects.defer(*store.LIGHT), code=code))
+    job = store.as_shown(get_object_or_404(Render.objects.defer(*store.LIGHT), code=code))
     context = _job_context(request, job, back=_safe_back(request, request.GET.get("back", "")))
     if job.status == Render.Status.DONE and context["to_preview"] and not request.htmx:
         return redirect(request.GET["back"])

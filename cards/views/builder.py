@@ -142,23 +142,48 @@ def _save_or_render(request, *, kind, instance, character=None):
             character=character,
             data=request.POST,
         )
-    saved = character_save(
-        character=form.save(commit=False), portrait=form.cleaned_data.get("portrait")
-    )
+    try:
+        saved = character_save(
+            character=form.save(commit=False), portrait=form.cleaned_data.get("portrait")
+        )
+    except ValidationError as error:  # the person's bounds (issue 18.4), said on the page
+        form.add_error(None, error)
+        return _page(
+            request, kind=kind, form=form, reference=reference, character=character,
+            data=request.POST,
+        )  # fmt: skip
     messages.success(request, f"Saved {saved.name}.")
     return redirect("character_edit", kind=kind, code=saved.code)
 
 
 # What a visitor typed survives logging in or signing up: it waits in the session (which
 # login() keeps, under a new key) until the builder shows it again and it is saved.
+# Only the builder's own fields are kept, each at most DRAFT_VALUE characters, so a crafted
+# post stores a few kilobytes at most (issue 18.3: field names of 210,000 characters once
+# stored 10 MB a request); a visitor's session with a draft lives a day, and
+# `manage.py clearsessions` (run by the task worker, cards/tasks.py) removes expired ones.
 DRAFT_KEY = "builder_draft"
-DRAFT_FIELDS = 40  # more than the form has; a crafted post cannot fill the session
+DRAFT_VALUE = 2000  # the longest field, the flavour text
+DRAFT_MAX_CHARS = 8000  # the whole draft; the form's own fields fill about 2,100
+DRAFT_LIFETIME = 24 * 3600
+
+
+def _draft_fields(kind) -> set[str]:
+    return {
+        *CHARACTER_FORMS[kind].base_fields,
+        *ReferenceDefenderForm.base_fields,
+        *DefenderPickForm.base_fields,
+    } - {"portrait"}
 
 
 def _draft_stash(request, kind):
-    skip = {"csrfmiddlewaretoken", "save", "preview", "portrait", "portrait-clear"}
-    draft = {k: v[:1000] for k, v in list(request.POST.items())[:DRAFT_FIELDS] if k not in skip}
+    fields = _draft_fields(kind)
+    draft = {k: v[:DRAFT_VALUE] for k, v in request.POST.items() if k in fields}
+    if sum(len(k) + len(v) for k, v in draft.items()) > DRAFT_MAX_CHARS:
+        return  # not a draft anyone typed: keep nothing rather than a part
     request.session[DRAFT_KEY] = {"kind": kind, "data": draft}
+    if not request.user.is_authenticated:
+        request.session.set_expiry(DRAFT_LIFETIME)
 
 
 def _draft_for(request, kind) -> dict | None:
@@ -179,8 +204,8 @@ def builder_new(request, kind):
             target = "signup" if request.POST.get("save") == "signup" else "login"
             return redirect_to_login(request.path, login_url=reverse(target))
         response = _save_or_render(request, kind=kind, instance=model(owner=request.user))
-        if response.status_code == 302:
-            request.session.pop(DRAFT_KEY, None)
+        if response.status_code == 302 and request.session.pop(DRAFT_KEY, None) is not None:
+            request.session.set_expiry(None)  # a draft's day is over: the usual lifetime
         return response
     if request.method == "POST":
         return _save_or_render(request, kind=kind, instance=model())

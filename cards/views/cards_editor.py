@@ -6,6 +6,7 @@ redirect (or the full page when the form has errors), so it all works without Ja
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import trigger_client_event
@@ -75,7 +76,11 @@ def card_add(request, kind, code):
     form = CardForm(request.POST, prefix="new", instance=Card(**{kind: character}))
     if not form.is_valid():
         return _respond(request, character, new_form=form)
-    card = card_save(card=form.save(commit=False))
+    try:
+        card = card_save(card=form.save(commit=False))
+    except ValidationError as error:  # the person's bounds (issue 18.4)
+        form.add_error(None, error)
+        return _respond(request, character, new_form=form)
     if not request.htmx:  # a swapped partial shows the change; a message would linger
         messages.success(request, f"Added {card.name}.")
     return _respond(request, character, added=card)
@@ -87,7 +92,7 @@ def card_add(request, kind, code):
 def card_edit(request, kind, code, card):
     character = get_character_for_owner(request, kind, code)
     card = get_card_for_owner(request, character, card)
-    if request.method == "GET":
+    if request.method != "POST":
         form = CardForm(prefix="edit", instance=card)
         return _respond(request, character, editing=form)
     form = CardForm(request.POST, prefix="edit", instance=card)
@@ -116,7 +121,7 @@ def card_remove(request, kind, code, card):
     """GET asks for confirmation; only a POST deletes."""
     character = get_character_for_owner(request, kind, code)
     card = get_card_for_owner(request, character, card)
-    if request.method == "GET":
+    if request.method != "POST":
         return render(
             request, "cards/card_confirm_delete.html", {"card": card, "character": character}
         )

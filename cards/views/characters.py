@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
@@ -12,7 +13,7 @@ from memeyori_site.http import allow, require_post, require_safe
 from .. import stats
 from ..forms import SearchForm
 from ..models import Archon, Memeyori, Visibility
-from ..services import character_delete, character_duplicate
+from ..services import character_delete, character_duplicate, copied_from
 from .access import get_character_for_owner, get_character_for_viewer
 
 
@@ -111,8 +112,28 @@ def my_characters(request):
 @login_required
 def character_copy(request, kind, code):
     original = get_character_for_owner(request, kind, code)
-    copy = character_duplicate(character=original, owner=request.user)
+    try:
+        copy = character_duplicate(character=original, owner=request.user)
+    except ValidationError as error:  # the person's bounds (issue 18.5)
+        messages.error(request, " ".join(error.messages))
+        return redirect(original)
     messages.success(request, f"Duplicated {original.name} as {copy.name}.")
+    return redirect("character_edit", kind=kind, code=copy.code)
+
+
+@require_post
+@login_required
+def character_borrow(request, kind, code):
+    """Anyone who may see a character may copy it into their own collection (issue 21.8):
+    a private copy noting whose it was, counted against their bounds."""
+    original = get_character_for_viewer(request, kind, code)
+    origin = copied_from(original) if original.owner_id != request.user.pk else ""
+    try:
+        copy = character_duplicate(character=original, owner=request.user, origin=origin)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect(original)
+    messages.success(request, f"Copied {original.name} into your collection as {copy.name}.")
     return redirect("character_edit", kind=kind, code=copy.code)
 
 
@@ -121,7 +142,7 @@ def character_copy(request, kind, code):
 def character_remove(request, kind, code):
     """GET asks for confirmation; only a POST deletes."""
     character = get_character_for_owner(request, kind, code)
-    if request.method == "GET":
+    if request.method != "POST":
         parties = character.parties.all() if kind == "archon" else None
         if kind == "memeyori":
             parties = [slot.party for slot in character.slots.select_related("party")]

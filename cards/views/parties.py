@@ -2,14 +2,15 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
 
-from memeyori_site.http import allow, require_safe
+from memeyori_site.http import allow, require_post, require_safe
 
 from ..forms import PartyForm, error_messages
 from ..models import Party
-from ..services import party_delete, party_save
+from ..services import party_copy, party_delete, party_save
 from .access import get_party_for_owner, get_party_for_viewer
 
 TEMPLATE = "cards/party_form.html"
@@ -54,12 +55,16 @@ def _form_page(request, form, party=None):
 def _save(request, form):
     if "preview" in request.POST or not form.is_valid():
         return _form_page(request, form, form.instance if form.instance.pk else None)
-    party = party_save(
-        party=form.save(commit=False),
-        memeyori=form.chosen_memeyori(),
-        back_image=form.cleaned_data.get("back_image"),
-        remove_back_image=form.cleaned_data.get("remove_back_image", False),
-    )
+    try:
+        party = party_save(
+            party=form.save(commit=False),
+            memeyori=form.chosen_memeyori(),
+            back_image=form.cleaned_data.get("back_image"),
+            remove_back_image=form.cleaned_data.get("remove_back_image", False),
+        )
+    except ValidationError as error:  # the person's bounds (issue 18.4), or a race
+        form.add_error(None, error)
+        return _form_page(request, form, form.instance if form.instance.pk else None)
     messages.success(request, f"Saved {party.name}.")
     return redirect("party_edit", code=party.code)
 
@@ -95,11 +100,25 @@ def party_totals(request):
     return render(request, template, context)
 
 
+@require_post
+@login_required
+def party_borrow(request, code):
+    """Copy a party one may see, with its characters, into one's own collection (21.8)."""
+    party = get_party_for_viewer(request, code)
+    try:
+        copy = party_copy(party=party, owner=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect(party)
+    messages.success(request, f"Copied {party.name} and its characters as {copy.name}.")
+    return redirect("party_edit", code=copy.code)
+
+
 @allow("GET", "POST")
 @login_required
 def party_remove(request, code):
     party = get_party_for_owner(request, code)
-    if request.method == "GET":
+    if request.method != "POST":
         return render(request, "cards/party_confirm_delete.html", {"party": party})
     name = party.name
     party_delete(party=party)
