@@ -26,6 +26,7 @@ urlpatterns = [
     ),
     path("battles/", include("battles.urls")),
     path("labs/", include("battles.lab.urls")),
+    path("play/", include("battles.play.urls")),
     path("print/", include("cards.print_urls")),
     path("", include("cards.urls")),
 ]
