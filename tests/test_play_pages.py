@@ -46,9 +46,7 @@ def watch_url(game):
     return reverse("play_watch", kwargs={"code": game.code})
 
 
-def test_a_whole_game_against_the_ai_is_played_through_the_plan_form(
-    client, alice, sunrise, night
-):
+def test_a_whole_game_against_the_ai_is_played_through_the_plan_form(client, alice, sunrise, night):
     client.force_login(alice)
     game = start(client, sunrise, party_b=night.code)
     for _ in range(40):
@@ -96,14 +94,15 @@ def test_the_plan_page_shows_each_card_with_its_cost_quick_tiers_and_odds(
     assert "Tier 2: Power" in html and "for 4 Resonance" in html
     attack = next(c for c in state["hand"] if c["category"] != "support")
     first = attack["targets"][0]
-    from battles.engine.words import percent
     from fractions import Fraction
 
+    from battles.engine.words import percent
+
     assert percent(Fraction(first["land"])) in html
-    assert f'{first["expected_damage"]["1"]["value"]:.2f}' in html
+    assert f"{first['expected_damage']['1']['value']:.2f}" in html
     heal = [c for c in state["hand"] if c["category"] == "support"]
     for card in heal:
-        assert f'{card["targets"][0]["heal"]["1"]} HP' in html
+        assert f"{card['targets'][0]['heal']['1']} HP" in html
     assert "holds <strong>" in html  # the other side's hand: a count, never its cards
     assert b"Forfeit" in client.get(game.get_absolute_url()).content
 
@@ -221,7 +220,9 @@ def everything_side_fetches(client, game, side: int, other_state: dict) -> dict[
     if state["status"] == "planning":
         cards = affordable_plan(state)
         fields = form_fields(state, cards, ready=1)
-        answers["preview"] = client.get(base, fields, headers={"HX-Request": "true"}).content.decode()
+        answers["preview"] = client.get(
+            base, fields, headers={"HX-Request": "true"}
+        ).content.decode()
     return answers
 
 
@@ -312,9 +313,10 @@ def test_the_gm_pairs_two_members_parties_and_each_plans_their_own_side(client, 
     sun = make_side(alice, types, "Sunrise", prefix="Sun", visibility="tables")
     moon = make_side(bob, types, "Night", prefix="Moon", visibility="tables")
     client.force_login(gm)
-    assert reverse("play_table_new", kwargs={"table_code": table.code}).encode() in client.get(
-        table.get_absolute_url()
-    ).content
+    assert (
+        reverse("play_table_new", kwargs={"table_code": table.code}).encode()
+        in client.get(table.get_absolute_url()).content
+    )
     url = reverse("play_table_new", kwargs={"table_code": table.code})
     same = client.post(url, {"party_a": sun.code, "party_b": sun.code, "time_limit": 0})
     assert same.status_code == 400 and b"pick another member" in same.content

@@ -1,5 +1,6 @@
-"""The JSON protocol `memeyori-play/1` (PROTOCOL.md beside this file), and the two form
-posts that start and join a game. Thin: parse, call battles.play.services, answer.
+"""The JSON protocol `memeyori-play/1` (PROTOCOL.md beside this file). Thin: parse, call
+battles.play.services, answer. Starting and joining a game (POST /play/new/ and
+/play/join/<token>/) are the pages' own forms (views.py), which take the same fields.
 
 Access, as the site's other views: a visitor is sent to sign in; a signed-in user who is
 not a player of the game (nor may watch it) gets a 404, so a game's existence is not told.
@@ -8,11 +9,8 @@ not a player of the game (nor may watch it) gets a 404, so a game's existence is
 import json
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
-from django.shortcuts import redirect
 
-from memeyori_site.errors import error_page
 from memeyori_site.http import noindex, require_post, require_safe
 
 from . import services
@@ -101,61 +99,3 @@ def plan_json(request, code):
     except services.WrongRound as wrong:
         return _json({"errors": [str(wrong)], "state": services.game_state(game, side)}, 409)
     return _json(state)
-
-
-def _refusal(request, error: ValidationError):
-    return error_page(
-        request,
-        400,
-        title="That game cannot start",
-        message=" ".join(error.messages),
-        action_url="/",
-        action_label="Back to your parties",
-    )
-
-
-@require_post
-@login_required
-def new_game(request):
-    """POST party, opponent, party_b, policy_b, seed, time_limit (and table): start a game
-    and go to its page."""
-    data = request.POST
-    try:
-        game = services.start_game(
-            user=request.user,
-            party=data.get("party"),
-            opponent=data.get("opponent", ""),
-            party_b=data.get("party_b") or None,
-            policy_b=data.get("policy_b") or "greedy",
-            seed=data.get("seed") or None,
-            time_limit=data.get("time_limit") or 0,
-            table=data.get("table") or None,
-        )
-    except ValidationError as error:
-        return _refusal(request, error)
-    return redirect("play_game", code=game.code)
-
-
-@require_post
-@login_required
-def join(request, token):
-    """POST `party` (one of the friend's own parties) to join a friend game by its invite."""
-    try:
-        game = services.join_game(token, request.user, request.POST.get("party"))
-    except ValidationError as error:
-        return error_page(
-            request,
-            400,
-            title="You cannot join this game",
-            message=" ".join(error.messages),
-            action_url="/",
-            action_label="Back to your parties",
-        )
-    return redirect("play_game", code=game.code)
-
-
-@require_safe
-@login_required
-def game_page_placeholder(request, code):
-    """Until the game's page exists (playweb's), its address answers with its state."""
-    return state_json(request, code)

@@ -84,9 +84,7 @@ class TableGameForm(forms.Form):
         super().__init__(*args, **kwargs)
         members = table.memberships.values("user")
         # A member's party the GM can see: shared with the table, public, or the GM's own.
-        parties = _playable(parties_for(table.gm).filter(owner__in=members)).select_related(
-            "owner"
-        )
+        parties = _playable(parties_for(table.gm).filter(owner__in=members)).select_related("owner")
         self.fields["party_a"].queryset = parties
         self.fields["party_b"].queryset = parties
         self.fields["party_a"].help_text = "Its owner plans this side."

@@ -23,8 +23,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cards.models import Party, Table, TableMembership, visible_to
+from memeyori_site import live
 
-from ..engine.battle import ENGINE_VERSION
+from ..engine.battle import ENGINE_VERSION, combatant_record
 from ..engine.field import FIELD, KO
 from ..engine.model import ARCHON_SUMMON_COST
 from ..engine.played import (
@@ -556,7 +557,13 @@ def my_games(user) -> dict:
 
 def game_changed(game: Game) -> None:
     """Called after every change to a game (once its transaction commits, for listeners).
-    The live pages listen on `game:<code>` (playweb publishes here)."""
+    The live pages listen on `game:<code>`: the event says only that it changed, and each
+    page then asks for its own side's view (battles/play/views.py, memeyori_site/live.py)."""
+    live.publish(game_channel(game.code))
+
+
+def game_channel(code: str) -> str:
+    return f"game:{code}"
 
 
 # -- what a side sees ----------------------------------------------------------------------
@@ -699,3 +706,32 @@ def watch_state(game: Game) -> dict:
     state["hand_sizes"] = [shown[1] for shown in engine.shown]
     state["resonance"] = [shown[0] for shown in engine.shown]
     return state
+
+
+def game_log(game: Game) -> tuple[dict, int]:
+    """The game's log so far and how many rounds of it have resolved, for the viewer: the
+    finished log, or the events up to the round being planned (its start already drawn:
+    the pages show only resolved rounds, and only counts of the other side's draws)."""
+    if game.status == GameStatus.WAITING or not game.snapshot:
+        return {"sides": [], "events": [], "result": None}, 0
+    played = _replay(game).played
+    if played.needed is None:
+        return played.log, played.log["result"]["rounds"]
+    data = input_for(game.snapshot)
+    log = {
+        "sides": [
+            {
+                "name": spec.name,
+                "mp": spec.mp,
+                "draw": spec.draw,
+                "combatants": [
+                    combatant_record(f)
+                    for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
+                ],
+            }
+            for spec in data.sides
+        ],
+        "events": played.engine.events,
+        "result": None,
+    }
+    return log, played.needed.round - 1

@@ -570,9 +570,7 @@ def _holder_may_watch(game: Game, signed: str) -> bool:
         return bool(token) and holder == "s" + _share_digest(token)
     if holder.startswith("u") and holder[1:].isdigit():
         user = get_user_model().objects.filter(pk=int(holder[1:])).first()
-        return user is not None and (
-            bool(_sides_of(game, user)) or services.can_watch(game, user)
-        )
+        return user is not None and (bool(_sides_of(game, user)) or services.can_watch(game, user))
     return False
 
 
@@ -638,4 +636,3 @@ async def play_stream(request, code):
     if first is None:
         raise Http404
     return await live.stream(request, feed, first)
-
