@@ -21,12 +21,20 @@ OPPONENTS = [
 ]
 
 
+_NOT_YOURS = "Choose one of your own parties with a Memeyori in it."
+
+
 def _playable(parties):
     return parties.filter(slots__isnull=False).distinct().order_by("name", "pk")
 
 
 class NewGameForm(forms.Form):
-    party = PartyChoice(queryset=None, label="Your party", to_field_name="code")
+    party = PartyChoice(
+        queryset=None,
+        label="Your party",
+        to_field_name="code",
+        error_messages={"required": "Choose your party.", "invalid_choice": _NOT_YOURS},
+    )
     opponent = forms.ChoiceField(choices=OPPONENTS, initial="ai", widget=forms.RadioSelect)
     party_b = PartyChoice(
         queryset=None,
@@ -58,10 +66,11 @@ class NewGameForm(forms.Form):
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
-        self.fields["party"].queryset = _playable(Party.objects.filter(owner=user)).select_related(
-            "owner"
-        )
-        self.fields["party_b"].queryset = _playable(parties_for(user))
+        own = _playable(Party.objects.filter(owner=user)).select_related("owner")
+        self.fields["party"].queryset = own
+        self.fields["party_b"].queryset = _playable(parties_for(user)).select_related("owner")
+        if not self.is_bound and "party" not in self.initial and len(own[:2]) == 1:
+            self.initial["party"] = own[0].code
 
     def clean(self):
         data = super().clean()
@@ -103,13 +112,14 @@ class TableGameForm(forms.Form):
 
 
 class JoinForm(forms.Form):
-    party = PartyChoice(queryset=None, label="Your party", to_field_name="code")
+    party = NewGameForm.base_fields["party"]
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["party"].queryset = _playable(Party.objects.filter(owner=user)).select_related(
-            "owner"
-        )
+        own = _playable(Party.objects.filter(owner=user)).select_related("owner")
+        self.fields["party"].queryset = own
+        if not self.is_bound and len(own[:2]) == 1:
+            self.initial["party"] = own[0].code
 
 
 class ShareGameForm(forms.Form):
@@ -149,15 +159,21 @@ class PlanForm(forms.Form):
                         label = f"Tier {tier['tier']} ({tier['resonance']} Resonance) {label}"
                     options.append((f"{tier['tier']}:{target['id']}", label))
             name = f"card_{card['id']}"
+            dom = card["id"].replace(".", "-")  # ids a CSS selector can name
             self.fields[name] = forms.RegexField(
                 regex=r"^([123]:.+)?$",
                 required=False,
                 label=f"Play {card['name']}",
-                widget=forms.Select(choices=options),
+                widget=forms.Select(choices=options, attrs={"id": f"play-{dom}"}),
                 error_messages={"invalid": "Choose a Tier and a target from the list."},
             )
             self.fields[f"order_{card['id']}"] = forms.IntegerField(
-                min_value=1, max_value=99, required=False, initial=position, label="Order"
+                min_value=1,
+                max_value=99,
+                required=False,
+                initial=position,
+                label="Order",
+                widget=forms.NumberInput(attrs={"id": f"order-{dom}"}),
             )
             self.cards.append(card)
 

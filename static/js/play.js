@@ -27,7 +27,7 @@
   // What this page does once the game has moved: each page asks for its own next view.
   function moved(data) {
     var resolved = data.status === "finished" ? data.round : data.round - 1;
-    if (page === "invite") { go(gameUrl); return; }
+    if (page === "invite") { if (data.status !== "waiting") go(gameUrl); return; }
     if (page === "waiting" || page === "plan" || page === "handover") {
       // The round this page was about resolved (both plans in, or the time ran out).
       if (data.round !== shownRound || data.status === "finished") go(gameUrl + "?after=" + shownRound);
