@@ -111,3 +111,128 @@ def test_a_plan_for_another_round_is_a_409_and_stores_nothing(alice, alice_party
     assert response.status_code == 409
     assert "Round 1 is being planned" in response.json()["errors"][0]
     assert not PlayedPlan.objects.filter(game=game).exists()
+
+
+# -- refusals: the engine's own checks, in words, and nothing stored -----------------------
+def seed_where(alice_party, bob_party, wanted) -> int:
+    """The first seed whose round-1 hand for side A satisfies `wanted` (a set of card ids)."""
+    from battles.engine import played
+    from battles.engine.policies import GREEDY
+    from battles.engine.run import input_for
+    from battles.snapshot import battle_snapshot
+
+    data = input_for(battle_snapshot(alice_party, bob_party))
+    for seed in range(500):
+        hand = {c.id for c in played.play(data, (None, GREEDY), seed, {}).needed.views[0].side.hand}
+        if wanted(hand):
+            return seed
+    raise AssertionError("no seed gives that hand")
+
+
+def refused(client, game, body) -> dict:
+    before = PlayedPlan.objects.filter(game=game).count()
+    response = post_json(client, reverse("play_plan", kwargs={"code": game.code}), body)
+    assert response.status_code == 400, response.content
+    assert PlayedPlan.objects.filter(game=game).count() == before
+    game.refresh_from_db()
+    return response.json()
+
+
+def plan(round_no=1, cards=(), switch=None, summon=False) -> dict:
+    cards = [list(c) for c in cards]
+    return {"round": round_no, "switch": switch, "summon": summon, "cards": cards}
+
+
+def test_it_refuses_a_second_card_over_the_mp_with_the_surcharge(alice, alice_party, bob_party):
+    seed = seed_where(alice_party, bob_party, lambda hand: {"A1.1", "A1.2"} <= hand)
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party, seed=str(seed))
+    answer = refused(client, game, plan(cards=[("A1.2", 1, "B1"), ("A1.1", 1, "B1")]))
+    message = (
+        "Static Burst costs 3 MP this round: 2, plus 1 because Fizzlet already played a card"
+        " without Quick; 2 MP left."
+    )
+    assert answer["errors"] == [message]
+    assert answer["by_card"] == {"A1.1": [message]}
+    # The same two cards the other way round cost 2 + 2 = 4 > 3: refused as well, in words.
+    answer = refused(client, game, plan(cards=[("A1.1", 1, "B1"), ("A1.2", 1, "B1")]))
+    assert answer["errors"] == [
+        "Zap costs 2 MP this round: 1, plus 1 because Fizzlet already played a card without"
+        " Quick; 1 MP left."
+    ]
+
+
+def test_it_refuses_a_card_not_in_hand_and_a_locked_one(alice, alice_party, bob_party):
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party)
+    # Glowmote (A4) starts in storage: its cards are not in the pile.
+    answer = refused(client, game, plan(cards=[("A4.2", 1, "B1"), ("A1.5", 1, "B1")]))
+    assert answer["errors"] == [
+        "Zap is not in your hand.",
+        "Thunderclap unlocks at Rank 3; Fizzlet is Rank 1.",
+    ]
+    answer = refused(client, game, plan(cards=[("B1.1", 1, "B1")]))
+    assert answer["errors"] == ["There is no card B1.1 in your hand."]
+
+
+def test_it_refuses_a_tier_without_the_resonance(alice, alice_party, bob_party):
+    seed = seed_where(alice_party, bob_party, lambda hand: "A1.1" in hand)
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party, seed=str(seed))
+    answer = refused(client, game, plan(cards=[("A1.1", 2, "B1")]))
+    # R9.1: round 1 gives 1 Resonance per summoned Memeyori: 3.
+    assert answer["errors"] == ["Static Burst at Tier 2 costs 4 Resonance; 3 Resonance left."]
+    answer = refused(client, game, plan(cards=[("A1.1", 4, "B1")]))
+    assert answer["errors"] == ["Static Burst has no Tier 4."]
+
+
+def test_it_refuses_a_target_not_on_the_field(alice, alice_party, bob_party):
+    seed = seed_where(alice_party, bob_party, lambda hand: "A1.1" in hand)
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party, seed=str(seed))
+    answer = refused(client, game, plan(cards=[("A1.1", 1, "B4")]))
+    assert answer["errors"] == [
+        "Static Burst targets an enemy on the field; Night Crew Glowmote is not one."
+    ]
+    answer = refused(client, game, plan(cards=[("A1.1", 1, "A2")]))
+    assert answer["errors"] == ["Static Burst targets an enemy on the field; Sparkit is not one."]
+
+
+def test_it_refuses_a_summon_without_8_resonance(alice, alice_party, bob_party):
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party)
+    state = client.get(reverse("play_state", kwargs={"code": game.code})).json()
+    assert state["can_summon"] is False and state["summon"]["cost"] == 8
+    answer = refused(client, game, plan(summon=True))
+    assert answer["errors"] == ["Summoning Storm Crew Vela costs 8 Resonance; you have 3."]
+
+
+def test_it_refuses_a_switch_to_a_knocked_out_memeyori(alice, alice_party, bob_party):
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party)
+    state_url = reverse("play_state", kwargs={"code": game.code})
+    plan_url = reverse("play_plan", kwargs={"code": game.code})
+    state = client.get(state_url).json()
+    # Side A plans nothing until greedy has knocked one of its Memeyori out.
+    while not any(f["knocked_out"] for f in state["stored"]):
+        assert state["status"] == "planning"
+        state = post_json(client, plan_url, plan(state["round"])).json()
+    down = next(f for f in state["stored"] if f["knocked_out"])
+    standing = state["field"][0]
+    answer = refused(client, game, plan(state["round"], switch=[standing["id"], down["id"]]))
+    assert answer["errors"] == [f"{down['name']} is knocked out, so it cannot switch in."]
+    assert [standing["id"], down["id"]] not in state["switches"]
+
+
+def test_a_malformed_plan_is_refused_with_its_shape(alice, alice_party, bob_party):
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party)
+    answer = refused(client, game, {"round": 1, "switch": "A1", "cards": [["A1.1", "2", "B1"]]})
+    assert answer["errors"] == [
+        "switch is null or [the one going out, the one coming in].",
+        "['A1.1', '2', 'B1'] is not [card id, tier 1-3, target id].",
+    ]
+    url = reverse("play_plan", kwargs={"code": game.code})
+    response = client.post(url, "{not json", content_type="application/json",
+                           HTTP_X_CSRFTOKEN=client.csrf)  # fmt: skip
+    assert response.status_code == 400 and response.json()["errors"] == ["The body is not JSON."]

@@ -536,5 +536,14 @@ def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
     return policies, plans, (forfeit["round"], forfeit["side"]) if forfeit else None
 
 
+def replay(data: BattleInput, log: dict) -> dict:
+    """A played log again, from its input, seed and plan records (`manage.py replay`)."""
+    policies, plans, forfeit = inputs_from_log(log)
+    again = play(data, policies, log["seed"], plans, forfeit=forfeit)
+    if again.log is None:
+        raise ValueError(f"the plan records stop at round {again.needed.round}")
+    return again.log
+
+
 def is_played(log: dict) -> bool:
     return "plans" in log
