@@ -1,14 +1,19 @@
 """The JSON protocol `memeyori-play/1` (battles/play/PROTOCOL.md) and the services behind it."""
 
 import json
+import re
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
 from battles.models import Battle
+from battles.play import services
 from battles.play.models import Game, PlayedPlan
-from tests.play_parties import play_party
+from cards.models import TableMembership
+from tests.conftest import make_user
+from tests.play_parties import NIGHT_CARDS, play_party
 
 
 @pytest.fixture
@@ -236,3 +241,177 @@ def test_a_malformed_plan_is_refused_with_its_shape(alice, alice_party, bob_part
     response = client.post(url, "{not json", content_type="application/json",
                            HTTP_X_CSRFTOKEN=client.csrf)  # fmt: skip
     assert response.status_code == 400 and response.json()["errors"] == ["The body is not JSON."]
+
+
+# -- friend games, hidden information, hot-seat ----------------------------------------------
+@pytest.fixture
+def bob_night(bob, types):
+    return play_party(bob, types, "Night Crew", cards=NIGHT_CARDS)
+
+
+def friend_game(alice, bob, alice_party, bob_night):
+    a, b = signed_in(alice), signed_in(bob)
+    response = a.post(reverse("play_new"), {"party": str(alice_party.code), "opponent": "friend",
+                                           "seed": "3"}, HTTP_X_CSRFTOKEN=a.csrf)  # fmt: skip
+    assert response.status_code == 302
+    game = Game.objects.get(created_by=alice)
+    assert game.status == "waiting" and len(game.invite_token) >= 43  # 256 bits
+    response = b.post(reverse("play_join", kwargs={"token": game.invite_token}),
+                      {"party": str(bob_night.code)}, HTTP_X_CSRFTOKEN=b.csrf)  # fmt: skip
+    assert response.status_code == 302 and response["Location"] == f"/play/{game.code}/"
+    game.refresh_from_db()
+    assert game.status == "planning" and game.user_b == bob and game.invite_token is None
+    return game, a, b
+
+
+def leaks(text: str, side_letter: str, names) -> list[str]:
+    """Card ids (`A1.2`) of a side and card names of its party found in a text."""
+    found = re.findall(rf"\b{side_letter}\d\.\d\b|\b{side_letter}X\.\d\b", text)
+    return found + [n for n in names if n in text]
+
+
+def test_each_side_of_a_friend_game_sees_its_own_hand_never_the_others(
+    alice, bob, alice_party, bob_night
+):
+    game, a, b = friend_game(alice, bob, alice_party, bob_night)
+    state_url = reverse("play_state", kwargs={"code": game.code})
+    plan_url = reverse("play_plan", kwargs={"code": game.code})
+    mine = a.get(state_url).json()
+    assert mine["side"] == 0 and mine["hand"] and mine["enemy_hand_size"] == 4
+    planned = simple_plan(mine)
+    assert planned["cards"]
+    after = post_json(a, plan_url, planned).json()
+    assert after["status"] == "waiting" and after["plan"]["cards"] == planned["cards"]
+    # Side B, while A has planned: not one of A's card ids or names, in hand or plan.
+    theirs = b.get(state_url)
+    assert theirs.json()["side"] == 1 and theirs.json()["status"] == "planning"
+    alice_names = {c["name"] for c in mine["hand"]}
+    assert leaks(theirs.content.decode(), "A", alice_names) == []
+    # ... and the reverse, once B has planned.
+    theirs_plan = simple_plan(theirs.json())
+    b_answer = post_json(b, plan_url, theirs_plan).json()
+    assert b_answer["round"] == 2  # both plans in: the round resolved
+    bob_names = {c["name"] for c in theirs.json()["hand"]}
+    mine_now = a.get(state_url).content.decode()
+    assert leaks(mine_now, "B", bob_names) == []
+    # A watcher state from the share link shows neither hand.
+    token = services.share_game(game)
+    shared = Client().get(reverse("play_shared_state", kwargs={"token": token}))
+    assert shared.status_code == 200 and shared.json()["hand_sizes"][0] >= 1
+    assert leaks(shared.content.decode(), "A", alice_names) == []
+    assert leaks(shared.content.decode(), "B", bob_names) == []
+
+
+def test_the_enemy_hand_size_is_shown_as_planning_began(alice, bob, alice_party, bob_night):
+    game, a, b = friend_game(alice, bob, alice_party, bob_night)
+    state_url = reverse("play_state", kwargs={"code": game.code})
+    first = a.get(state_url).json()
+    post_json(a, reverse("play_plan", kwargs={"code": game.code}), simple_plan(first))
+    # A's plan does not change what B sees of A: the hand A held as planning began.
+    assert b.get(state_url).json()["enemy_hand_size"] == len(first["hand"])
+
+
+def test_a_used_or_revoked_invite_is_refused(alice, bob, types, alice_party, bob_night):
+    game, a, b = friend_game(alice, bob, alice_party, bob_night)
+    carol = make_user("carol")
+    c = signed_in(carol)
+    carol_party = play_party(carol, types, "Carol Crew")
+    response = c.post(reverse("play_join", kwargs={"token": "x" * 43}),
+                      {"party": str(carol_party.code)}, HTTP_X_CSRFTOKEN=c.csrf)  # fmt: skip
+    assert response.status_code == 400
+    game2 = services.start_game(user=alice, party=alice_party, opponent="friend")
+    token = game2.invite_token
+    services.revoke_invite(game2)
+    response = c.post(reverse("play_join", kwargs={"token": token}),
+                      {"party": str(carol_party.code)}, HTTP_X_CSRFTOKEN=c.csrf)  # fmt: skip
+    assert response.status_code == 400
+    assert b"used or revoked" in response.content
+    game2.refresh_from_db()
+    assert game2.user_b is None and game2.status == "waiting"
+
+
+def test_the_friend_cannot_join_with_someone_elses_party(alice, bob, alice_party, bob_night):
+    game = services.start_game(user=alice, party=alice_party, opponent="friend")
+    with pytest.raises(ValidationError, match="your own parties"):
+        services.join_game(game.invite_token, bob, alice_party)
+    game.refresh_from_db()
+    assert game.status == "waiting"
+
+
+def test_a_hot_seat_game_plans_both_sides_in_turn(alice, alice_party, bob_party):
+    client = signed_in(alice)
+    response = client.post(reverse("play_new"), {"party": str(alice_party.code),
+                           "opponent": "hotseat", "party_b": str(bob_party.code), "seed": "5"},
+                           HTTP_X_CSRFTOKEN=client.csrf)  # fmt: skip
+    assert response.status_code == 302
+    game = Game.objects.get(created_by=alice)
+    state_url = reverse("play_state", kwargs={"code": game.code})
+    plan_url = reverse("play_plan", kwargs={"code": game.code})
+    a = client.get(state_url, {"side": 0}).json()
+    b = client.get(state_url, {"side": 1}).json()
+    assert (a["side"], b["side"]) == (0, 1)
+    assert {c["id"][0] for c in a["hand"]} == {"A"} and {c["id"][0] for c in b["hand"]} == {"B"}
+    answer = post_json(client, plan_url, {**simple_plan(a), "side": 0}).json()
+    assert answer["status"] == "waiting" and answer["side"] == 0
+    answer = post_json(client, plan_url, {**simple_plan(b), "side": 1}).json()
+    assert answer["round"] == 2 and answer["status"] == "planning"
+    assert services.my_games(alice)["your_turn"] == [game]
+
+
+# -- access -----------------------------------------------------------------------------------
+def test_who_may_read_a_games_state(alice, bob, types, alice_party, bob_night):
+    game, a, b = friend_game(alice, bob, alice_party, bob_night)
+    url = reverse("play_state", kwargs={"code": game.code})
+    carol = make_user("carol")
+    assert a.get(url).status_code == 200
+    assert b.get(url).status_code == 200
+    assert signed_in(carol).get(url).status_code == 404
+    visitor = Client().get(url)
+    assert visitor.status_code == 302 and "/login" in visitor["Location"]
+    assert signed_in(carol).get(reverse("play_state", kwargs={"code": "nope"})).status_code == 404
+    # A share link while it lives; after revocation a 404.
+    token = services.share_game(game)
+    shared = reverse("play_shared_state", kwargs={"token": token})
+    assert Client().get(shared).status_code == 200
+    services.unshare_game(game)
+    assert Client().get(shared).status_code == 404
+    # Nobody but a player posts a plan.
+    response = post_json(signed_in(carol), reverse("play_plan", kwargs={"code": game.code}),
+                         plan())  # fmt: skip
+    assert response.status_code == 404
+    assert not PlayedPlan.objects.filter(game=game).exists()
+
+
+def test_table_members_watch_a_table_game_and_each_plans_their_own(alice, bob, types):
+    from cards.tables.services import table_create
+
+    table = table_create(gm=alice, name="Thursday")
+    TableMembership.objects.create(table=table, user=bob)
+    carol = make_user("carol")
+    TableMembership.objects.create(table=table, user=carol)
+    dave = make_user("dave")
+    pa = play_party(alice, types)
+    pb = play_party(bob, types, "Night Crew", cards=NIGHT_CARDS)
+    game = services.start_game(user=alice, party=pa, opponent="table", party_b=pb, table=table)
+    url = reverse("play_state", kwargs={"code": game.code})
+    assert signed_in(alice).get(url).json()["side"] == 0
+    assert signed_in(bob).get(url).json()["side"] == 1
+    watched = signed_in(carol).get(url)
+    assert watched.status_code == 200 and watched.json()["side"] is None
+    assert "hand" not in watched.json()
+    assert signed_in(dave).get(url).status_code == 404
+    with pytest.raises(ValidationError, match="GM"):
+        services.start_game(user=bob, party=pb, opponent="table", party_b=pa, table=table)
+
+
+def test_it_refuses_to_start_with_a_party_that_is_not_yours(alice, bob, alice_party, bob_night):
+    client = signed_in(bob)
+    response = client.post(reverse("play_new"), {"party": str(alice_party.code),
+                           "opponent": "ai", "party_b": str(bob_night.code)},
+                           HTTP_X_CSRFTOKEN=client.csrf)  # fmt: skip
+    assert response.status_code == 400
+    assert b"your own parties" in response.content
+    # Side B of an AI game: a party Bob cannot see (Alice's is private).
+    with pytest.raises(ValidationError, match="any party you can see"):
+        services.start_game(user=bob, party=bob_night, opponent="ai", party_b=alice_party)
+    assert not Game.objects.exists()
