@@ -1,13 +1,18 @@
 """The JSON protocol `memeyori-play/1` (battles/play/PROTOCOL.md) and the services behind it."""
 
+import io
 import json
 import re
+from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
+from battles.engine.log import render_text
 from battles.models import Battle
 from battles.play import services
 from battles.play.models import Game, PlayedPlan
@@ -415,3 +420,100 @@ def test_it_refuses_to_start_with_a_party_that_is_not_yours(alice, bob, alice_pa
     with pytest.raises(ValidationError, match="any party you can see"):
         services.start_game(user=bob, party=bob_night, opponent="ai", party_b=alice_party)
     assert not Game.objects.exists()
+
+
+# -- time limit, forfeit, replay -------------------------------------------------------------
+def test_when_the_time_runs_out_the_ai_plans_and_the_log_says_so(alice, alice_party, bob_party):
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party, time_limit="60")
+    state_url = reverse("play_state", kwargs={"code": game.code})
+    first = client.get(state_url).json()
+    assert first["round"] == 1 and first["deadline"] is not None
+    Game.objects.filter(pk=game.pk).update(round_started_at=timezone.now() - timedelta(seconds=61))
+    # A read shows the round the timeout resolved, and writes nothing (GET never writes).
+    now = client.get(state_url).json()
+    assert now["round"] == 2 and now["status"] == "planning"
+    assert not PlayedPlan.objects.filter(game=game).exists()
+    game.refresh_from_db()
+    assert game.round == 1
+    # The next write records the AI's plan for round 1, by "timeout", then its own.
+    response = post_json(client, reverse("play_plan", kwargs={"code": game.code}),
+                         simple_plan(now))  # fmt: skip
+    assert response.status_code == 200, response.content
+    rows = list(PlayedPlan.objects.filter(game=game).values_list("round", "by"))
+    assert rows == [(1, "timeout"), (2, "player")]
+    services.forfeit(game, 0)
+    battle = Battle.objects.get(game=game)
+    record = battle.log["plans"][0]
+    assert record["by"] == "timeout" and record["policy"] == "greedy"
+    text = render_text(battle.log)
+    assert "Storm Crew's time ran out, so the AI planned for Storm Crew" in text
+    assert "Storm Crew forfeits." in text
+
+
+def test_expiring_the_time_limit_writes_the_same_plans_a_read_showed(alice, alice_party, bob_party):
+    game = services.start_game(user=alice, party=alice_party, opponent="ai",
+                               party_b=bob_party, seed=4, time_limit=120)  # fmt: skip
+    Game.objects.filter(pk=game.pk).update(
+        round_started_at=timezone.now() - timedelta(seconds=2 * 120 + 5)
+    )
+    game.refresh_from_db()
+    shown = services.game_state(game, 0)
+    assert shown["round"] == 3  # two rounds ran out, one after the other
+    assert services.expire_time_limit(game) is True
+    assert services.expire_time_limit(game) is False
+    game.refresh_from_db()
+    assert game.round == 3
+    assert services.game_state(game, 0) == {
+        **shown,
+        "deadline": services.game_state(game, 0)["deadline"],
+    }
+    assert list(PlayedPlan.objects.filter(game=game).values_list("by", flat=True)) == [
+        "timeout",
+        "timeout",
+    ]
+
+
+def test_a_forfeit_ends_the_game_and_the_other_side_wins(alice, alice_party, bob_party):
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party)
+    services.forfeit(game, 0)
+    game.refresh_from_db()
+    assert game.status == "finished" and game.winner == 1 and game.forfeit_side == 0
+    battle = game.battle
+    assert battle.winner == 1 and battle.log["forfeit"] == {"round": 1, "side": 0}
+    state = client.get(reverse("play_state", kwargs={"code": game.code})).json()
+    assert state["status"] == "finished" and state["winner"] == 1
+    assert state["forfeit"] == {"round": 1, "side": 0}
+    with pytest.raises(ValidationError):
+        services.forfeit(game, 0)
+    response = post_json(client, reverse("play_plan", kwargs={"code": game.code}), plan())
+    assert response.status_code == 409
+
+
+def test_manage_py_replay_finds_a_played_game_byte_identical(alice, alice_party, bob_party):
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party, seed="12")
+    state_url = reverse("play_state", kwargs={"code": game.code})
+    plan_url = reverse("play_plan", kwargs={"code": game.code})
+    state = client.get(state_url).json()
+    while state["status"] != "finished":
+        state = post_json(client, plan_url, simple_plan(state)).json()
+    battle = Battle.objects.get(game=game)
+    out = io.StringIO()
+    call_command("replay", str(battle.code), stdout=out)
+    assert "A played game" in out.getvalue() and "Identical" in out.getvalue()
+    # Byte for byte, from the plan records alone.
+    from battles.engine import played
+    from battles.engine.run import input_for, log_json
+
+    assert log_json(played.replay(input_for(battle.snapshot), battle.log)) == log_json(
+        played.play(input_for(game.snapshot), (None, played.policy_version("greedy", 2)),
+                    game.seed, {(p.round, p.side): p.plan for p in game.plans.all()}).log
+    )  # fmt: skip
+    # A changed plan record no longer replays to the stored log.
+    log = battle.log
+    log["plans"][0]["cards"] = []
+    Battle.objects.filter(pk=battle.pk).update(log=log)
+    with pytest.raises(CommandError, match="does not replay"):
+        call_command("replay", str(battle.code), stdout=io.StringIO())

@@ -241,9 +241,7 @@ def check_plan(view: View, raw) -> Checked:
                 )
                 refused = True
         elif target not in enemy_ids:
-            checked.refuse(
-                f"{card.name} targets an enemy on the field; {who} is not one.", card_id
-            )
+            checked.refuse(f"{card.name} targets an enemy on the field; {who} is not one.", card_id)
             refused = True
         if refused:
             continue
@@ -461,9 +459,7 @@ def play(
             engine.emit("forfeit", side=forfeited)
             winner = 1 - forfeited
             break
-        missing = tuple(
-            s for s in (0, 1) if policies[s] is None and (engine.round, s) not in plans
-        )
+        missing = tuple(s for s in (0, 1) if policies[s] is None and (engine.round, s) not in plans)
         if missing:
             needed = PlanNeeded(engine.round, missing, planning_views(engine), engine)
             break

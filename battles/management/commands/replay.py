@@ -53,6 +53,10 @@ class Command(BaseCommand):
                 )
         except LookupError as e:
             raise CommandError(f"Cannot replay {found}: {e}") from None
+        except ValueError as e:  # a plan record the rules refuse where the replay got to
+            raise CommandError(
+                f"Different: {found} does not replay to its stored log: {e}."
+            ) from None
         if canonical(again) == canonical(found.log):
             self.stdout.write(
                 f"Identical: {found} (seed {found.seed}) replays to the same log with {played_by}."
