@@ -241,9 +241,7 @@ def check_plan(view: View, raw) -> Checked:
                 )
                 refused = True
         elif target not in enemy_ids:
-            checked.refuse(
-                f"{card.name} targets an enemy on the field; {who} is not one.", card_id
-            )
+            checked.refuse(f"{card.name} targets an enemy on the field; {who} is not one.", card_id)
             refused = True
         if refused:
             continue
@@ -461,9 +459,7 @@ def play(
             engine.emit("forfeit", side=forfeited)
             winner = 1 - forfeited
             break
-        missing = tuple(
-            s for s in (0, 1) if policies[s] is None and (engine.round, s) not in plans
-        )
+        missing = tuple(s for s in (0, 1) if policies[s] is None and (engine.round, s) not in plans)
         if missing:
             needed = PlanNeeded(engine.round, missing, planning_views(engine), engine)
             break
@@ -534,6 +530,15 @@ def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
             }
     forfeit = log.get("forfeit")
     return policies, plans, (forfeit["round"], forfeit["side"]) if forfeit else None
+
+
+def replay(data: BattleInput, log: dict) -> dict:
+    """A played log again, from its input, seed and plan records (`manage.py replay`)."""
+    policies, plans, forfeit = inputs_from_log(log)
+    again = play(data, policies, log["seed"], plans, forfeit=forfeit)
+    if again.log is None:
+        raise ValueError(f"the plan records stop at round {again.needed.round}")
+    return again.log
 
 
 def is_played(log: dict) -> bool:
