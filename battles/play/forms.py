@@ -43,7 +43,9 @@ class NewGameForm(forms.Form):
         required=False,
         help_text="The AI's party, or the second side in hot-seat. A friend brings their own.",
     )
-    policy_b = forms.ChoiceField(choices=POLICY_CHOICES, initial="greedy", label="The AI plays")
+    policy_b = forms.ChoiceField(
+        choices=POLICY_CHOICES, initial="greedy", required=False, label="The AI plays"
+    )
     time_limit = forms.TypedChoiceField(
         choices=TIME_LIMITS,
         coerce=int,
@@ -76,6 +78,7 @@ class NewGameForm(forms.Form):
         data = super().clean()
         if data.get("opponent") in ("ai", "hotseat") and not data.get("party_b"):
             self.add_error("party_b", "Choose the other side's party.")
+        data["policy_b"] = data.get("policy_b") or "greedy"  # optional, as in the protocol
         if data.get("opponent") == "friend":
             data["party_b"] = None
         return data
