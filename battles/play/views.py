@@ -18,7 +18,6 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core import signing
 from django.core.exceptions import ValidationError
-from django.db import close_old_connections
 from django.http import Http404, HttpResponseNotModified, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -620,7 +619,7 @@ class GameFeed:
         return f"{self.code}|{self.signed_holder}"
 
     def read(self) -> live.Event | None:
-        close_old_connections()
+        # live.py's stream runs this in a thread of its own, with fresh connections.
         game = Game.objects.filter(code=self.code).first()
         if game is None or not _holder_may_watch(game, self.signed_holder):
             return None
