@@ -149,3 +149,46 @@ def test_two_players_play_three_rounds_desktop_and_phone_keyboard(
     finally:
         desk_ctx.close()
         phone_ctx.close()
+
+
+def test_a_spectator_on_a_share_link_sees_each_round_pushed_as_it_resolves(
+    _browser, alice, types, settings, tmp_path
+):
+    """The site as `make serve` runs it (gunicorn's asgi worker): the spectator's page
+    holds a stream, gets "changed" when the round resolves (planned here, in another
+    process), asks for its own view and lands on the new round; it never polls."""
+    from . import servers
+    from .playing import affordable_plan
+
+    sun = make_side(alice, types, "Sunrise", prefix="Sun")
+    night = make_side(alice, types, "Night", prefix="Moon")
+    game = services.start_game(user=alice, party=sun, opponent="ai", party_b=night, seed=9)
+    token = services.share_game(game)
+    port = servers.free_port()
+    env = servers.site_env(
+        DJANGO_SECRET_KEY=settings.SECRET_KEY, DJANGO_MEDIA_ROOT=str(tmp_path / "media")
+    )
+    server = servers.web_server(env, port)
+    context = _browser.new_context(**PHONE)
+    try:
+        page = context.new_page()
+        asked = []
+        page.on("request", lambda request: asked.append(request.url))
+        page.goto(f"http://127.0.0.1:{port}/play/s/{token}/")
+        expect(page.locator(".spectating")).to_contain_text("You are watching")
+        screenshot(page, "play-70-phone-spectator-before-round-1")
+        for round_no in (1, 2):
+            page.wait_for_timeout(500)  # the stream is open (its first event came)
+            state = services.game_state(game, 0)
+            plan = {"switch": None, "summon": False, "cards": affordable_plan(state)}
+            services.submit_plan(game, 0, state["round"], plan)
+            expect(page).to_have_url(re.compile(rf"\?round={round_no}$"), timeout=10_000)
+            expect(page.locator("#viewer .where")).to_contain_text(f"Round {round_no} · event 1")
+        screenshot(page, "play-71-phone-spectator-round-2-pushed")
+        # One stream held open per page (the first, then each round it moved on to), and a
+        # look at the status on load and after each event: no polling.
+        assert sum("/live/play/" in url for url in asked) == 3
+        assert sum("/status/" in url for url in asked) <= 3 * 3
+    finally:
+        context.close()
+        servers.stop(server)
