@@ -24,10 +24,11 @@ The finished log is a `memeyori-battle-log/2` log with the plan records (PROTOCO
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from . import end, plan, resolve, start
 from .battle import LOG_FORMAT, Engine, combatant_record
-from .damage import heal_amount, stab_multiplier, type_multiplier
+from .damage import NEUTRAL, STAB, heal_amount, type_multiplier
 from .field import DISMISSED, FIELD, KO, STORED, EnemyView, Policy, View
 from .model import ARCHON_SUMMON_COST, MAX_ROUNDS, TIER_COST, BattleInput
 from .odds import attack_odds, expected_damage
@@ -258,6 +259,22 @@ def _exact(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value)
 
 
+@lru_cache(maxsize=8192)
+def _expected(power, stat, same_type, effect, mitigation, accuracy, evasion, crit_rate):
+    """R5's exact mean damage of one attack (a miss counts 0), memoised: it is a function of
+    numbers printed on the cards, and a game's every request asks for the same few."""
+    return expected_damage(
+        power=power,
+        stat=stat,
+        stab=STAB if same_type else NEUTRAL,
+        type_multiplier=type_multiplier(effect),
+        mitigation=mitigation,
+        accuracy=accuracy,
+        evasion=evasion,
+        crit_rate=crit_rate,
+    )
+
+
 def card_choices(view: View) -> list[dict]:
     """Each card in hand as the plan page shows it: this round's MP cost (before the plan's
     own surcharges), Quick, Tiers with their Resonance and Power, and for an attack R4's
@@ -307,7 +324,7 @@ def card_choices(view: View) -> list[dict]:
             physical = card.category == "physical"
             accuracy = spec.physical_accuracy if physical else spec.magic_accuracy
             stat = spec.physical_damage if physical else spec.magic_damage
-            stab = stab_multiplier(card.type, spec.type)
+            same = card.type == spec.type  # R5's STAB
             for enemy in view.enemies:
                 tspec = enemy.spec
                 odds = attack_odds(accuracy, tspec.evasion, spec.crit_rate)
@@ -315,16 +332,10 @@ def card_choices(view: View) -> list[dict]:
                 mitigation = tspec.defense if physical else tspec.resistance
                 expected = {}
                 for t in card.tiers():
-                    value = expected_damage(
-                        power=card.power_at(t),
-                        stat=stat,
-                        stab=stab,
-                        type_multiplier=type_multiplier(effect),
-                        mitigation=mitigation,
-                        accuracy=accuracy,
-                        evasion=tspec.evasion,
-                        crit_rate=spec.crit_rate,
-                    )
+                    value = _expected(
+                        card.power_at(t), stat, same, effect, mitigation, accuracy,
+                        tspec.evasion, spec.crit_rate,
+                    )  # fmt: skip
                     expected[str(t)] = {"value": round(float(value), 2), "exact": _exact(value)}
                 row["targets"].append(
                     {
@@ -418,14 +429,105 @@ class _Plans:
         return Policy(name, self.switch, self.summon, self.plays, version=version)
 
 
-@dataclass
 class Played:
-    """Where a played battle stands: `log` when it is over, else `needed` (PlanNeeded)."""
+    """Where a played battle stands: `log` when it is over, else `needed` (PlanNeeded).
 
-    engine: Engine
-    made: list[dict]
-    log: dict | None = None
-    needed: PlanNeeded | None = None
+    `resume()` carries on from where it stopped once the missing plans are in the `plans`
+    dict it was given, without replaying the rounds before (a submission that resolves a
+    round replays once)."""
+
+    def __init__(self, data: BattleInput, policies: tuple, seed: int, plans: dict, forfeit):
+        self.data = data
+        self.seed = seed
+        self.recorded = _Plans(plans, policies)
+        self.made = self.recorded.made
+        self.engine = Engine(
+            data, (self.recorded.policy(0), self.recorded.policy(1)), random.Random(seed)
+        )
+        self.log: dict | None = None
+        self.needed: PlanNeeded | None = None
+        self._rounds = _rounds(self.engine, self.recorded, policies, plans, forfeit)
+        self.resume()
+
+    def resume(self) -> "Played":
+        try:
+            self.needed = next(self._rounds)
+        except StopIteration as stop:
+            self.needed = None
+            self.log = self._finish(*stop.value)
+        return self
+
+    def _finish(self, winner, forfeited) -> dict:
+        engine, data, seed, recorded = self.engine, self.data, self.seed, self.recorded
+        if winner is False:
+            winner = None  # R9: after 30 rounds the battle is a draw
+        engine.emit("end", winner=winner)
+        result = {"winner": winner, "rounds": engine.round, "growth": end.growth(engine, winner)}
+        log = {
+            "format": LOG_FORMAT,
+            "seed": seed,
+            "policies": [p.name for p in engine.policies],
+            "policy_versions": [p.version for p in engine.policies],
+            "sides": [
+                {
+                    "name": spec.name,
+                    "mp": spec.mp,
+                    "draw": spec.draw,
+                    "combatants": [
+                        combatant_record(f)
+                        for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
+                    ],
+                }
+                for spec in data.sides
+            ],
+            "events": engine.events,
+            "plans": recorded.made,
+        }
+        if forfeited is not None:
+            log["forfeit"] = {"round": engine.round, "side": forfeited}
+        log["result"] = result
+        return log
+
+
+def _rounds(engine, recorded: _Plans, policies: tuple, plans: dict, forfeit):
+    """The battle loop of `Engine.run`, stopping (a yield) at each plan it lacks; it returns
+    (winner, the side that forfeited or None)."""
+    start.setup(engine)
+    winner = False
+    forfeited = None
+    for engine.round in range(1, MAX_ROUNDS + 1):
+        seen = engine.upheavals if engine.round > 1 else -1
+        start.round_start(engine)
+        if engine.upheavals != seen:
+            winner = end.winner(engine)
+            if winner is not False:
+                break
+        if forfeit is not None and forfeit[0] == engine.round:
+            forfeited = forfeit[1]
+            engine.emit("forfeit", side=forfeited)
+            winner = 1 - forfeited
+            break
+        while True:
+            missing = tuple(
+                s for s in (0, 1) if policies[s] is None and (engine.round, s) not in plans
+            )
+            if not missing:
+                break
+            yield PlanNeeded(engine.round, missing, planning_views(engine), engine)
+        first = len(engine.events)
+        plans_made = plan.plan_round(engine)
+        # The plan events of this round say who made each plan (the plan records).
+        by = {rec["side"]: rec["by"] for rec in recorded.made[-2:]}
+        for event in engine.events[first:]:
+            if event["kind"] == "plan":
+                event["by"] = by[event["side"]]
+        resolve.resolve_round(engine, plans_made)
+        if engine.upheavals != seen:
+            winner = end.winner(engine)
+            if winner is not False:
+                break
+        end.round_end(engine)
+    return winner, forfeited
 
 
 def play(
@@ -441,71 +543,7 @@ def play(
     `policies[s]` is side s's AI Policy, or None for a player; `plans` maps (round, side)
     to a recorded plan (a player's, or a timeout's `{"policy", "version"}`); `forfeit` is
     (round, side) when that side gave up as that round's planning began."""
-    recorded = _Plans(plans, policies)
-    engine = Engine(data, (recorded.policy(0), recorded.policy(1)), random.Random(seed))
-    start.setup(engine)
-    winner = False
-    forfeited = None
-    needed = None
-    for engine.round in range(1, MAX_ROUNDS + 1):
-        seen = engine.upheavals if engine.round > 1 else -1
-        start.round_start(engine)
-        if engine.upheavals != seen:
-            winner = end.winner(engine)
-            if winner is not False:
-                break
-        if forfeit is not None and forfeit[0] == engine.round:
-            forfeited = forfeit[1]
-            engine.emit("forfeit", side=forfeited)
-            winner = 1 - forfeited
-            break
-        missing = tuple(s for s in (0, 1) if policies[s] is None and (engine.round, s) not in plans)
-        if missing:
-            needed = PlanNeeded(engine.round, missing, planning_views(engine), engine)
-            break
-        first = len(engine.events)
-        plans_made = plan.plan_round(engine)
-        # The plan events of this round say who made each plan (the plan records).
-        by = {rec["side"]: rec["by"] for rec in recorded.made[-2:]}
-        for event in engine.events[first:]:
-            if event["kind"] == "plan":
-                event["by"] = by[event["side"]]
-        resolve.resolve_round(engine, plans_made)
-        if engine.upheavals != seen:
-            winner = end.winner(engine)
-            if winner is not False:
-                break
-        end.round_end(engine)
-    if needed is not None:
-        return Played(engine=engine, made=recorded.made, needed=needed)
-    if winner is False:
-        winner = None  # R9: after 30 rounds the battle is a draw
-    engine.emit("end", winner=winner)
-    result = {"winner": winner, "rounds": engine.round, "growth": end.growth(engine, winner)}
-    log = {
-        "format": LOG_FORMAT,
-        "seed": seed,
-        "policies": [p.name for p in engine.policies],
-        "policy_versions": [p.version for p in engine.policies],
-        "sides": [
-            {
-                "name": spec.name,
-                "mp": spec.mp,
-                "draw": spec.draw,
-                "combatants": [
-                    combatant_record(f)
-                    for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
-                ],
-            }
-            for spec in data.sides
-        ],
-        "events": engine.events,
-        "plans": recorded.made,
-    }
-    if forfeited is not None:
-        log["forfeit"] = {"round": engine.round, "side": forfeited}
-    log["result"] = result
-    return Played(engine=engine, made=recorded.made, log=log)
+    return Played(data, policies, seed, plans, forfeit)
 
 
 def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:

@@ -19,9 +19,7 @@ from .models import Game
 
 def _game(code: str) -> Game:
     game = (
-        Game.objects.select_related("battle", "user_a", "user_b").filter(code=code).first()
-        if code
-        else None
+        Game.objects.select_related("user_a", "user_b").filter(code=code).first() if code else None
     )
     if game is None:
         raise Http404("No such game.")

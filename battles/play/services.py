@@ -73,11 +73,11 @@ def _ai_policies(game: Game) -> tuple:
 
 def _recorded(game: Game) -> dict:
     plans = {}
-    for row in PlayedPlan.objects.filter(game=game).only("round", "side", "plan", "by"):
-        plan = dict(row.plan)
-        if row.by == PlanBy.TIMEOUT:
+    rows = PlayedPlan.objects.filter(game=game).values_list("round", "side", "plan", "by")
+    for round_no, side, plan, by in rows:
+        if by == PlanBy.TIMEOUT:
             plan["by"] = "timeout"
-        plans[row.round, row.side] = plan
+        plans[round_no, side] = plan
     return plans
 
 
@@ -449,13 +449,17 @@ def submit_plan(game: Game, side: int, round_no, plan) -> dict:
             raise WrongRound(
                 f"Side {'AB'[side]} has already planned round {needed.round}."
             ) from None
+        replay.plans[needed.round, side] = checked.plan
         if len(needed.sides) == 1:
-            _advance(locked, _Replay(locked))
+            replay.played.resume()  # the round resolves, from where the replay stopped
+            _advance(locked, replay)
         else:
             locked.save(update_fields=["updated"])
     _refresh(game, locked)
     game_changed(game)
-    return game_state(game, side)
+    # The state from the replay at hand: a submission replays once, or twice when the
+    # round resolves (the bench's figure at round 30).
+    return _state(game, side, replay)
 
 
 def forfeit(game: Game, side: int) -> None:
@@ -531,10 +535,8 @@ def unshare_game(game: Game) -> None:
 
 def my_games(user) -> dict:
     """The user's games: waiting for them, waiting for the other side, and finished."""
-    games = (
-        Game.objects.filter(Q(user_a=user) | Q(user_b=user) | Q(created_by=user))
-        .select_related("battle")
-        .order_by("-updated", "-id")
+    games = Game.objects.filter(Q(user_a=user) | Q(user_b=user) | Q(created_by=user)).order_by(
+        "-updated", "-id"
     )
     out = {"your_turn": [], "waiting": [], "finished": []}
     for game in games:
@@ -581,11 +583,14 @@ def _fighter_row(f) -> dict:
     }
 
 
-def game_state(game: Game, side: int) -> dict:
-    """The `memeyori-play/1` state for one side: its own hand and plan, never the other
-    side's (only how many cards it holds)."""
-    _check_side(game, side)
-    state = {
+def _battle_url(game: Game) -> str:
+    # Only the code: a finished game's battle row carries the whole log.
+    code = Battle.objects.filter(pk=game.battle_id).values_list("code", flat=True).first()
+    return reverse("battle", kwargs={"code": code})
+
+
+def _empty_state(game: Game, side: int) -> dict:
+    return {
         "format": FORMAT,
         "code": game.code,
         "kind": game.kind,
@@ -612,10 +617,22 @@ def game_state(game: Game, side: int) -> dict:
         "forfeit": None,
         "battle": None,
     }
+
+
+def game_state(game: Game, side: int) -> dict:
+    """The `memeyori-play/1` state for one side: its own hand and plan, never the other
+    side's (only how many cards it holds)."""
+    _check_side(game, side)
+    state = _empty_state(game, side)
     if game.status == GameStatus.WAITING:
         state["waiting_for"] = [1]
         return state
-    replay = _replay(game)
+    return _state(game, side, _replay(game), state)
+
+
+def _state(game: Game, side: int, replay: _Replay, state: dict | None = None) -> dict:
+    if state is None:
+        state = _empty_state(game, side)
     played = replay.played
     if played.needed is None:
         log = played.log
@@ -624,7 +641,7 @@ def game_state(game: Game, side: int) -> dict:
         state["winner"] = log["result"]["winner"]
         state["forfeit"] = log.get("forfeit")
         if game.battle_id is not None:
-            state["battle"] = reverse("battle", kwargs={"code": game.battle.code})
+            state["battle"] = _battle_url(game)
         engine = played.engine
         me, enemy = engine.sides[side], engine.sides[1 - side]
         state["field"] = [_fighter_row(f) for f in me.field()]
@@ -635,8 +652,10 @@ def game_state(game: Game, side: int) -> dict:
     engine = needed.engine
     me, enemy = engine.sides[side], engine.sides[1 - side]
     state["round"] = needed.round
-    state["status"] = "planning" if side in needed.sides else "waiting"
-    state["waiting_for"] = list(needed.sides)
+    # The sides still to plan: the replay stopped for these, less a plan just recorded.
+    missing = [s for s in needed.sides if (needed.round, s) not in replay.plans]
+    state["status"] = "planning" if side in missing else "waiting"
+    state["waiting_for"] = missing
     state["hand"] = card_choices(view)
     state["mp"] = me.mp
     state["resonance"] = me.resonance
@@ -698,7 +717,7 @@ def watch_state(game: Game) -> dict:
             forfeit=log.get("forfeit"),
         )
         if game.battle_id is not None:
-            state["battle"] = reverse("battle", kwargs={"code": game.battle.code})
+            state["battle"] = _battle_url(game)
         return state
     state["round"] = played.needed.round
     state["status"] = "planning"
