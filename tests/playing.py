@@ -17,7 +17,8 @@ CARDS = [
 
 def make_side(owner, types, name, *, prefix, size=3, visibility="private", archon=False):
     """A party of `size` Memeyori with four cards each, named `<prefix> <card> <n>`."""
-    party = make_party(owner, name=name, visibility=visibility, level=3)
+    # A fourth Memeyori needs a DP on SP (R8): Level 3 has two to spend.
+    party = make_party(owner, name=name, visibility=visibility, level=3, dp_sp=max(0, size - 3))
     team = []
     for i in range(size):
         m = make_memeyori(

@@ -377,3 +377,23 @@ def test_reading_any_page_changes_nothing(alice, bob, sunrise, night):
         a.get(url)
     assert (Game.objects.values().get(pk=game.pk), PlayedPlan.objects.count()) == before
     assert Battle.objects.count() == 0
+
+
+def test_a_summon_without_8_resonance_is_refused_in_words_and_a_switch_is_offered(
+    client, alice, types, night
+):
+    big = make_side(alice, types, "Sunrise", prefix="Sun", size=4, archon=True)
+    client.force_login(alice)
+    game = start(client, big, party_b=night.code)
+    state = services.game_state(game, 0)
+    html = client.get(game.get_absolute_url()).content.decode()
+    assert f"Summoning Sun Archon costs 8 Resonance; you have {state['resonance']}." in html
+    out, inn = state["switches"][0]
+    assert f'<option value="{out}:{inn}">' in html  # Sun Mon 4 waits in storage
+    refused = client.post(plan_url(game), form_fields(state, [], summon="on"))
+    assert refused.status_code == 400
+    assert f"costs 8 Resonance; you have {state['resonance']}" in refused.content.decode()
+    assert PlayedPlan.objects.count() == 0
+    client.post(plan_url(game), form_fields(state, [], switch=f"{out}:{inn}"))
+    recorded = PlayedPlan.objects.get(game=game, round=1, side=0)
+    assert recorded.plan["switch"] == [out, inn]
