@@ -268,6 +268,8 @@ def test_forfeit_asks_first_then_the_other_side_wins(alice, bob, sunrise, night)
     assert game.battle.log["forfeit"] == {"round": 1, "side": 1}
     page = a.get(game.get_absolute_url()).content.decode()
     assert "Night forfeited" in page and "Sunrise wins" in page
+    # Its creator's rematch is a new invite with the same party.
+    assert f"{reverse('play_new')}?party={game.party_a.code}&amp;opponent=friend" in page
 
 
 def test_the_time_limit_counts_down_and_then_the_ai_plans_for_the_late_side(

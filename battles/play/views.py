@@ -286,7 +286,7 @@ def play_game(request, code):
     if page == "waiting":
         context["own_plan"] = present.plan_words(state["plan"], state)
     if page == "finished":
-        context["rematch_url"] = _rematch_url(game, side)
+        context["rematch_url"] = _rematch_url(game, side, request.user)
     return render(request, "battles/play/game.html", context)
 
 
@@ -304,11 +304,17 @@ def _page_context(request, game, sides, side, state) -> dict:
     return context
 
 
-def _rematch_url(game: Game, side: int) -> str:
-    """The start form, filled with this game's parties (the AI's or hot-seat's)."""
-    if game.kind not in (GameKind.AI, GameKind.HOTSEAT) or not (game.party_a and game.party_b):
+def _rematch_url(game: Game, side: int, user) -> str:
+    """The start form, filled as this game was: the same parties against the AI or in
+    hot-seat; a new invite with the same party for a friend game (its creator's)."""
+    if game.created_by_id != user.pk or not game.party_a:
         return ""
-    query = f"party={game.party_a.code}&party_b={game.party_b.code}&opponent={game.kind}"
+    query = f"party={game.party_a.code}&opponent={game.kind}"
+    if game.kind == GameKind.FRIEND:
+        return f"{reverse('play_new')}?{query}"
+    if game.kind not in (GameKind.AI, GameKind.HOTSEAT) or not game.party_b:
+        return ""
+    query += f"&party_b={game.party_b.code}"
     if game.kind == GameKind.AI:
         query += f"&policy_b={game.policy_b}"
     return f"{reverse('play_new')}?{query}"
