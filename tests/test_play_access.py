@@ -4,6 +4,8 @@ and each of them again once the link or the invite is revoked. A page someone ma
 open is a 404, like a game that never existed; a visitor is first asked to sign in where
 signing in could help."""
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -12,7 +14,7 @@ from battles.play import services, views
 from cards.models import TableMembership
 from cards.tables.services import table_create
 from tests.conftest import make_user
-from tests.playing import make_side
+from tests.playing import hand_words, leaks, make_side
 
 pytestmark = pytest.mark.django_db
 
@@ -91,6 +93,10 @@ def test_the_share_link_works_for_anyone_until_it_is_revoked(world):
     assert set(statuses(world, "get", url).values()) == {200}
     page = world["clients"]["visitor"].get(url)
     assert page["X-Robots-Tag"] == "noindex"
+    # A spectator sees neither hand, nor which cards either side drew at the setup.
+    hands = hand_words(services.game_state(game, 0)) | hand_words(services.game_state(game, 1))
+    assert not leaks(page.content.decode(), hands)
+    assert re.search(r"Sunrise draws \d+ cards?\.", page.content.decode())
     ask = world["clients"]["gm"].get(share, {"action": "revoke"})
     assert b"Stop sharing this game?" in ask.content
     world["clients"]["gm"].post(share, {"action": "revoke"})
