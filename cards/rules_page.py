@@ -21,10 +21,14 @@ def _inline(text: str) -> str:
     return re.sub(r"\bR(10|[1-9])\b", r'<a href="#r\1">R\1</a>', html)
 
 
-def _table(rows: list[str]) -> str:
+def _table(rows: list[str], label: str = "Table") -> str:
     cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows]
     head, body = cells[0], [r for r in cells[1:] if not set("".join(r)) <= set("-: ")]
-    out = ["<div class='table-scroll' tabindex='0' role='region' aria-label='Table'><table>"]
+    # Each scrolling region is a landmark, so each gets a name of its own (axe: landmark-unique).
+    out = [
+        "<div class='table-scroll' tabindex='0' role='region' "
+        f"aria-label='{escape(label, quote=True)}'><table>"
+    ]
     out.append("<thead><tr>" + "".join(f"<th scope='col'>{_inline(c)}</th>" for c in head))
     out.append("</tr></thead><tbody>")
     out += ["<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body]
@@ -34,19 +38,23 @@ def _table(rows: list[str]) -> str:
 def markdown(text: str) -> str:
     blocks, lines = [], text.splitlines()
     i = 0
+    heading, tables = "", 0
     while i < len(lines):
         line = lines[i]
         if not line.strip() or line.startswith("# "):
             i += 1
         elif m := re.match(r"## (R(\d+)) (.*)", line):
             blocks.append(f"<h3 id='r{m[2]}'>{m[1]} {escape(m[3])}</h3>")
+            heading, tables = f"{m[1]} {m[3]}", 0
             i += 1
         elif line.startswith("|"):
             rows = []
             while i < len(lines) and lines[i].startswith("|"):
                 rows.append(lines[i])
                 i += 1
-            blocks.append(_table(rows))
+            tables += 1
+            label = f"{heading} table" if heading else "Table"
+            blocks.append(_table(rows, label if tables == 1 else f"{label} {tables}"))
         elif line.startswith("    "):
             code = []
             while i < len(lines) and lines[i].startswith("    "):

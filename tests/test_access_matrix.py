@@ -16,7 +16,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from battles import services as battle_services
 from battles import views as battle_views
 from battles.lab import services as lab_services
-from battles.models import Battle, Lab, LabBattle, Presentation
+from battles.models import Battle, Game, Lab, LabBattle, PlayedPlan, Presentation
+from battles.play import services as play_services
 from cards.models import Archon, Card, Memeyori, Party, PartySlot, Table, TableMembership
 from cards.printing import layout, store
 from cards.printing.deck import character_faces
@@ -89,6 +90,14 @@ RULES = {
     "lab_what_if": (OWNER, "GET", 200),
     "lab_shared": (SHARED, "GET", 200),
     "lab_shared_open": (SHARED, "GET", 302),
+    # Played games (issue 17). Until the game's page exists, its address answers the state.
+    "play_game": (OWNER, "GET", 200),
+    "play_state": (OWNER, "GET", 200),
+    # The matrix posts a form; plan.json takes JSON: the owner gets a clear 400.
+    "play_plan": (OWNER, "POST", 400),
+    "play_shared_state": (SHARED, "GET", 200),
+    # Alice started the friend game: she cannot join it herself (a clear 400).
+    "play_join": (INVITE, "POST", 400),
 }
 # A URL whose happy path needs another action than the shared payload's.
 PAYLOAD_FOR = {"battle_present": {"action": "start"}}
@@ -162,6 +171,9 @@ def world(alice, types):
         owner=alice, party_a=party, party_b=party, battles=100, seed=3, visibility="unlisted"
     )
     lab_services.run_inline(lab)
+    game = play_services.start_game(user=alice, party=party, opponent="ai", party_b=other, seed=3)
+    play_services.share_game(game)
+    friend_game = play_services.start_game(user=alice, party=party, opponent="friend")
     # A complete, valid post for every form: a missing ownership check would save it.
     payload = {
         "name": "Pwned", "type": types["Shade"].pk, "rank": 6, "strength": 20, "endurance": 20,
@@ -178,7 +190,8 @@ def world(alice, types):
     )  # fmt: skip
     return {
         "memeyori": m, "archon": archon, "card": card, "party": party, "battle": battle,
-        "table": table, "lab": lab, "payload": payload, "render": job,
+        "table": table, "lab": lab, "payload": payload, "render": job, "game": game,
+        "friend_game": friend_game,
     }  # fmt: skip
 
 
@@ -221,6 +234,12 @@ def urls_for(name: str, world) -> list[str]:
             reverse(name, kwargs={"token": p.token}) + member,
             reverse(name, kwargs={"token": p.token_shared}) + shared,
         ]
+    if name == "play_join":
+        return [reverse(name, kwargs={"token": world["friend_game"].invite_token})]
+    if name == "play_shared_state":
+        return [reverse(name, kwargs={"token": world["game"].share_token})]
+    if name.startswith("play"):
+        return [reverse(name, kwargs={"code": world["game"].code})]
     if name == "table_join":
         return [reverse(name, kwargs={"token": world["table"].invite_token})]
     if name.startswith("table"):
@@ -233,7 +252,8 @@ def stored_state() -> str:
         *Memeyori.objects.all(), *Archon.objects.all(), *Card.objects.all(),
         *Party.objects.all(), *PartySlot.objects.all(), *Battle.objects.all(),
         *Table.objects.all(), *TableMembership.objects.all(), *Presentation.objects.all(),
-        *Lab.objects.all(), *LabBattle.objects.all(),
+        *Lab.objects.all(), *LabBattle.objects.all(), *Game.objects.all(),
+        *PlayedPlan.objects.all(),
     ]  # fmt: skip
     return serializers.serialize("json", rows)
 
@@ -279,6 +299,7 @@ def test_a_share_link_opens_for_anyone_until_it_is_revoked(client, world, name):
     assert client.get(url).status_code == RULES[name][2]
     battle_services.battle_share_revoke(battle=world["battle"])
     lab_services.lab_share_revoke(lab=world["lab"])
+    play_services.unshare_game(world["game"])
     assert client.get(url).status_code == 404
 
 
@@ -380,6 +401,18 @@ def test_an_invite_lets_a_player_join_until_it_is_revoked(client, bob, world):
     assert client.get(url).status_code == 404
     assert client.post(url).status_code == 404
     assert not TableMembership.objects.filter(user=bob).exists()
+
+
+def test_a_game_invite_lets_a_player_join_until_it_is_revoked(client, bob, world):
+    url = urls_for("play_join", world)[0]
+    party = make_party(bob, name="Bob's Party")
+    party_set_memeyori(party=party, memeyori=[make_memeyori(bob, world["memeyori"].type)])
+    assert client.post(url, {"party": str(party.code)}).url.startswith(reverse("login"))
+    client.force_login(bob)
+    assert client.get(url).status_code == 405  # a GET joins nobody
+    play_services.revoke_invite(world["friend_game"])
+    assert client.post(url, {"party": str(party.code)}).status_code == 400
+    assert Game.objects.get(pk=world["friend_game"].pk).user_b is None
 
 
 def test_a_presentation_poll_answers_its_holder_until_it_stops(client, alice, world):

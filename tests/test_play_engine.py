@@ -116,3 +116,59 @@ def test_the_current_policies_can_be_the_ai_side():
     for name in ("random", "greedy"):
         finished, _ = play_out(3, policies=(None, POLICIES[name]))
         assert finished.log["policies"] == ["player", name]
+
+
+# -- the checks are the engine's: a plan the check passes is one the engine plays ---------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def round_and_plan(draw):
+    """A seed, a round reached by simple plans, and a random plan for side A: cards of its
+    hand (and a stranger's), in any order, at any Tier 1-3, on anyone."""
+    seed = draw(st.integers(0, 50))
+    rounds = draw(st.integers(0, 4))
+    return seed, rounds, draw(st.randoms(use_true_random=False))
+
+
+@settings(max_examples=60, deadline=None)
+@given(round_and_plan())
+def test_a_plan_passes_the_check_exactly_when_the_engine_plays_it(case):
+    seed, rounds, rnd = case
+    data = input_for(SNAP)
+    plans = {}
+    result = played.play(data, (None, GREEDY), seed, plans)
+    for _ in range(rounds):
+        if result.needed is None:
+            return
+        plans[result.needed.round, 0] = first_cards(result.needed.views[0])
+        result = played.play(data, (None, GREEDY), seed, plans)
+    if result.needed is None:
+        return
+    view = result.needed.views[0]
+    ids = [c.id for c in view.side.hand] + ["A1.9", "B1.1"]
+    people = [f.id for f in data_fighters(view)] + ["Z9"]
+    cards = [
+        [rnd.choice(ids), rnd.choice([1, 1, 1, 2, 3]), rnd.choice(people)]
+        for _ in range(rnd.randint(0, 4))
+    ]
+    plan = {"switch": None, "summon": False, "cards": cards}
+    checked = played.check_plan(view, plan)
+    round_no = result.needed.round
+    try:
+        after = played.play(data, (None, GREEDY), seed, {**plans, (round_no, 0): plan})
+    except ValueError:
+        assert not checked.ok, (plan, "the engine refused what the check let through")
+        return
+    assert checked.ok, (plan, checked.errors)
+    event = next(
+        e for e in after.engine.events
+        if e["kind"] == "plan" and e["round"] == round_no and e["side"] == 0
+    )  # fmt: skip
+    assert event["mp_left"] == checked.mp_left
+
+
+def data_fighters(view):
+    engine = view._engine
+    return list(engine.by_id.values())

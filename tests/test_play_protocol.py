@@ -518,3 +518,14 @@ def test_manage_py_replay_finds_a_played_game_byte_identical(alice, alice_party,
     Battle.objects.filter(pk=battle.pk).update(log=log)
     with pytest.raises(CommandError, match="does not replay"):
         call_command("replay", str(battle.code), stdout=io.StringIO())
+
+
+def test_a_preview_gives_the_running_totals_and_stores_nothing(alice, alice_party, bob_party):
+    seed = seed_where(alice_party, bob_party, lambda hand: {"A1.1", "A1.2"} <= hand)
+    game = services.start_game(user=alice, party=alice_party, opponent="ai",
+                               party_b=bob_party, seed=seed)  # fmt: skip
+    one = services.preview_plan(game, 0, {"cards": [["A1.2", 1, "B1"]]})
+    assert one == {"mp_left": 2, "resonance_left": 3, "errors": [], "by_card": {}}
+    two = services.preview_plan(game, 0, {"cards": [["A1.2", 1, "B1"], ["A1.1", 1, "B1"]]})
+    assert two["mp_left"] == 2 and list(two["by_card"]) == ["A1.1"]
+    assert not PlayedPlan.objects.filter(game=game).exists()

@@ -43,6 +43,10 @@ class Lab(models.Model):
     total = models.PositiveIntegerField(default=0)
     # Battles finished so far; chunks add to it with F() so no count is lost between workers.
     done = models.PositiveIntegerField(default=0)
+    # When a worker first took one of its chunks, and when the last chunk was counted: the
+    # progress line's time estimate and its "no progress for a while" read them.
+    started = models.DateTimeField(null=True, blank=True)
+    progressed = models.DateTimeField(null=True, blank=True)
     # "What if": this lab is `base` with one change to side A, on the same seeds.
     base = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="variants"
@@ -92,6 +96,36 @@ class Lab(models.Model):
     @property
     def percent(self) -> int:
         return 100 * self.done // self.total if self.total else 0
+
+    def seconds_left(self, now) -> int | None:
+        """The time to the last battle at the pace so far, or None before any is counted."""
+        if not self.done or not self.started or not self.progressed:
+            return None
+        spent = (self.progressed - self.started).total_seconds()
+        if spent <= 0:
+            return None
+        left = (self.total - self.done) * spent / self.done
+        # The pace was measured until the last chunk; the time since then is already gone.
+        return max(0, round(left - (now - self.progressed).total_seconds()))
+
+    def idle_seconds(self, now) -> float:
+        """How long since anything moved: the last chunk counted, or else its creation."""
+        return (now - (self.progressed or self.started or self.created)).total_seconds()
+
+    def earlier_labs_waiting(self) -> int:
+        """The owner's labs created before this one still running while none of this one's
+        chunks is in the queue: they go first (services._dispatch), so this one waits."""
+        if not self.running or self.chunks.filter(queued=True, finished=False).exists():
+            return 0
+        return (
+            Lab.objects.filter(
+                owner_id=self.owner_id, status__in=(LabStatus.QUEUED, LabStatus.RUNNING)
+            )
+            .filter(
+                models.Q(created__lt=self.created) | models.Q(created=self.created, id__lt=self.id)
+            )
+            .count()
+        )
 
     def get_absolute_url(self):
         return reverse("lab", kwargs={"code": self.code})

@@ -1,6 +1,7 @@
 """What the results page shows, built from the stored tallies (no battles are run here)."""
 
-from . import charts, stats
+from ..engine.words import plural
+from . import charts, stats, verdict
 
 
 def _per(total: int, n: int) -> float:
@@ -129,7 +130,19 @@ def build(lab, selected: int | None) -> dict:
         roster, name_b, sides = matchups[0].roster, "Opponents", (0,)
     o = stats.outcome(tally)
     names = (lab.name_a, name_b)
+    # The answer in words first (battles.lab.verdict): a field lab's top verdict is over all
+    # its opponents; a chosen opponent's own verdict heads its details.
+    if len(matchups) > 1:
+        merged = stats.merge_all(m.tally for m in matchups)
+        top = verdict.field(rows, merged, matchups[0].roster, lab.name_a)
+    if selected is not None:
+        m = matchups[selected]
+        chosen = verdict.matchup(m.tally, m.roster, m.snapshot, names)
+        if len(matchups) == 1:
+            top = chosen
     return {
+        "verdict": top,
+        "detail_verdict": chosen if selected is not None and len(matchups) > 1 else None,
         "rows": rows,
         "selected": selected,
         "name_b": name_b,
@@ -180,9 +193,47 @@ def compare(base, variant) -> dict:
                 "significant": low > 0 or high < 0,
             }
         )
+    overall = rows[-1]
     return {
         "rows": rows,
+        "sentence": verdict.difference(overall, base.name_a, variant.change),
+        "overall": overall,
         "chart": charts.difference_rows(
             rows, "Difference in win rate, what if minus base, with 95% intervals"
         ),
     }
+
+
+# A lab whose last chunk was counted longer ago than this has stalled: a chunk takes about
+# half a second of battles (services.CHUNK), so a minute of nothing is a dead worker or an
+# empty queue, and only then is "queue the rest again" offered.
+STALLED_AFTER = 60
+
+
+def time_left(seconds: int) -> str:
+    """About how long, as a person reads it: "less than a minute", "about 3 minutes"."""
+    if seconds < 60:
+        return "less than a minute"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"about {plural(minutes, 'minute')}"
+    return f"about {plural(round(minutes / 60), 'hour')}"
+
+
+def progress(lab, now) -> dict:
+    """The progress line's words and whether the lab has stalled (models.Lab's times)."""
+    text = f"{lab.done:,} of {lab.total:,} battles ({lab.percent}%)"
+    earlier = lab.earlier_labs_waiting()
+    left = lab.seconds_left(now)
+    if earlier:
+        labs = "earlier lab" if earlier == 1 else f"{earlier} earlier labs"
+        text += f", waiting for your {labs} to finish"
+    elif lab.status == "queued" and not lab.done:
+        text += ", waiting for a worker"
+    elif left is not None:
+        text += f", {time_left(left)} left"
+    idle = int(lab.idle_seconds(now))
+    stalled = not earlier and idle > STALLED_AFTER
+    if stalled:
+        text += f"; nothing has moved for {time_left(idle)}"
+    return {"text": text + ".", "stalled": stalled, "earlier": earlier}

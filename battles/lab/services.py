@@ -285,6 +285,8 @@ def run_chunk(*, lab_code: str, matchup: int, start: int) -> bool:
     lab = chunk.lab
     if lab.status == LabStatus.QUEUED:
         Lab.objects.filter(pk=lab.pk, status=LabStatus.QUEUED).update(status=LabStatus.RUNNING)
+    if lab.started is None:
+        Lab.objects.filter(pk=lab.pk, started=None).update(started=timezone.now())
     try:
         tally = run_range(
             chunk.matchup.snapshot,
@@ -311,7 +313,9 @@ def run_chunk(*, lab_code: str, matchup: int, start: int) -> bool:
         locked.finished = True
         locked.tally = tally
         locked.save(update_fields=["finished", "tally"])
-        Lab.objects.filter(pk=lab.pk).update(done=F("done") + (chunk.end - chunk.start))
+        Lab.objects.filter(pk=lab.pk).update(
+            done=F("done") + (chunk.end - chunk.start), progressed=timezone.now()
+        )
         lab = Lab.objects.select_for_update().get(pk=lab.pk)
         if lab.done >= lab.total and lab.status != LabStatus.FAILED:
             _finish(lab)

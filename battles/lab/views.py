@@ -5,13 +5,15 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponseBadRequest
+from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRefresh
 
 from cards.models import visible_to
+from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
 from ..forms import ShareForm
@@ -30,11 +32,43 @@ def _get_owned_lab(request, code) -> Lab:
     return get_object_or_404(Lab, code=code, owner=request.user)
 
 
+DEAD_SHARE_LINK = (
+    "This lab's share link no longer works: its owner made a new one, revoked it, or made "
+    "the lab private. Ask whoever sent it for a new link."
+)
+
+
 def _get_shared_lab(token: str) -> Lab:
     lab = Lab.objects.filter(share_token=token).exclude(visibility="private").first()
     if lab is None or not token:
-        raise Http404
+        raise DeadLink(
+            "This lab link no longer works",
+            DEAD_SHARE_LINK,
+            action_url=reverse("lab_public"),
+            action_label="See the public labs",
+        )
     return lab
+
+
+def _no_such_battle(request, lab: Lab, *, shared: bool, status: int = 400):
+    """A battle link with numbers that are not one of the lab's battles (?m=x&i=-4)."""
+    back = (
+        reverse("lab_shared", kwargs={"token": lab.share_token})
+        if shared
+        else lab.get_absolute_url()
+    )
+    return error_page(
+        request,
+        status,
+        title="No such battle in this lab",
+        message=(
+            f"A battle link names the opponent (m, from 0 to {lab.matchups.count() - 1}) and "
+            f"the battle (i, from 0 to {lab.battles - 1}) as whole numbers. Open the battle "
+            "from the lab's page instead."
+        ),
+        action_url=back,
+        action_label="Back to the lab",
+    )
 
 
 @require_safe
@@ -98,12 +132,18 @@ def _render_lab(request, lab: Lab, *, shared: bool):
         return render(
             request,
             "battles/lab/lab.html#progress",
-            {"lab": lab, "base_url": base_url, "is_owner": lab.owner_id == request.user.pk},
+            {
+                "lab": lab,
+                "base_url": base_url,
+                "is_owner": lab.owner_id == request.user.pk,
+                "progress": report.progress(lab, timezone.now()),
+            },
         )
     select = SelectForm(request.GET)
     selected = select.cleaned_data["vs"] if select.is_valid() else None
     context = {
         "lab": lab,
+        "progress": report.progress(lab, timezone.now()) if lab.running else None,
         "shared": shared,
         "base_url": base_url,
         "is_owner": request.user.is_authenticated and lab.owner_id == request.user.pk,
@@ -146,10 +186,10 @@ class OpenForm(forms.Form):
 def _open(request, lab: Lab, *, shared: bool):
     form = OpenForm(request.GET)
     if not form.is_valid():
-        return HttpResponseBadRequest("m (the matchup) and i (the battle) are whole numbers.")
+        return _no_such_battle(request, lab, shared=shared)
     matchup = lab.matchups.filter(index=form.cleaned_data["m"]).first()
     if matchup is None or form.cleaned_data["i"] >= lab.battles:
-        raise Http404
+        return _no_such_battle(request, lab, shared=shared, status=404)
     try:
         battle = services.lab_open_battle(lab=lab, matchup=matchup, i=form.cleaned_data["i"])
     except ValidationError as e:

@@ -75,6 +75,13 @@ def plan_json(request, code):
     """POST a plan for the round being planned: 200 and the new state; 400 and the errors
     (nothing stored); 409 for another round than the one being planned."""
     game = _game(code)
+    # Who may plan comes first: a stranger learns nothing, not even what the body lacks.
+    if not services.sides_of(game, request.user):
+        if services.can_watch(game, request.user):
+            return _json({"errors": ["You watch this game; you do not plan a side."]}, 403)
+        raise Http404("No such game.")
+    if request.content_type != "application/json":
+        return _json({"errors": ["Send the plan as JSON (Content-Type: application/json)."]}, 400)
     try:
         body = json.loads(request.body.decode("utf-8") or "{}")
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -82,10 +89,6 @@ def plan_json(request, code):
     if not isinstance(body, dict):
         return _json({"errors": ["The body is a JSON object."]}, status=400)
     side = _side(request, game, body.get("side", request.GET.get("side")))
-    if side is None:
-        if services.can_watch(game, request.user):
-            return _json({"errors": ["You watch this game; you do not plan a side."]}, 403)
-        raise Http404("No such game.")
     round_no = body.get("round")
     if not isinstance(round_no, int) or isinstance(round_no, bool):
         return _json({"errors": ["round is the number of the round being planned."]}, 400)

@@ -2,6 +2,7 @@
 
 import os
 import sys
+import time
 
 
 def main(areas) -> None:
@@ -21,7 +22,11 @@ def main(areas) -> None:
     setup_test_environment()
     try:
         for bench in benches:
+            start = time.perf_counter()
             bench()
+            if QUICK:
+                print(f"bench: {bench.__module__}.{bench.__name__} ran in "
+                      f"{time.perf_counter() - start:.1f} s")  # fmt: skip
     finally:
         teardown_test_environment()
 

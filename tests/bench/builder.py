@@ -137,12 +137,16 @@ def _server_times(handler, cookie: str, urls: list[str], n: int) -> list[float]:
     return samples
 
 
-def _in_process(cookie, stats_urls, n=600):
+REQUESTS = int(sized(600, 30))
+
+
+def _in_process(cookie, stats_urls, n=REQUESTS):
     from django.core.handlers.wsgi import WSGIHandler
 
     handler = WSGIHandler()
-    _server_times(handler, cookie, stats_urls, 60)  # warm the caches and the templates
-    _server_times(handler, cookie, ["/bench/trivial/"], 60)
+    warm = int(sized(60, 5))
+    _server_times(handler, cookie, stats_urls, warm)  # warm the caches and the templates
+    _server_times(handler, cookie, ["/bench/trivial/"], warm)
     stats_s = _server_times(handler, cookie, stats_urls, n)
     trivial_s = _server_times(handler, cookie, ["/bench/trivial/"], n)
     user_s = _server_times(handler, cookie, ["/bench/trivial-user/"], n)

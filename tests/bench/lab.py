@@ -19,7 +19,7 @@ from pathlib import Path
 from tests.bench import sized
 
 ROOT = Path(__file__).resolve().parents[2]
-BATTLES = sized(10_000, 500)
+BATTLES = sized(10_000, 100)
 PG_URL = "postgres://postgres@127.0.0.1:5432/memeyori_lab_bench"
 
 

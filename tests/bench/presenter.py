@@ -38,7 +38,7 @@ PORT = int(os.environ.get("BENCH_PRESENTER_PORT", "8130"))
 ROOT = Path(__file__).resolve().parents[2]
 FOLLOWERS = sized(30, 3)
 POLL_SECONDS = 0.8  # viewer.js's POLL_MS
-PHASE_SECONDS = float(os.environ.get("BENCH_PRESENTER_SECONDS", sized(10, 2)))
+PHASE_SECONDS = float(os.environ.get("BENCH_PRESENTER_SECONDS", sized(10, 1)))
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 

@@ -43,10 +43,10 @@ from tests.bench import sized
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 PORT = int(os.environ.get("BENCH_QUEUES_PORT", "8150"))
-PER_OPPONENT = int(sized(20_000, 500))
+PER_OPPONENT = int(sized(20_000, 100))
 RENDERS = int(sized(3, 1))
 TIMEOUT = sized(120, 60)
-WATCH = sized(30, 1)  # seconds the labs are left to run after the renders, for their rate
+WATCH = sized(30, 0)  # seconds the labs are left to run after the renders, for their rate
 PASSWORD = secrets.token_urlsafe(18)
 
 # Run in the tree's own code (manage.py shell): ten opponents for "labber" to meet (the

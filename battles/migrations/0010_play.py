@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('battles', '0008_policy_versions'),
+        ('battles', '0009_lab_progress_times'),
         ('cards', '0009_task_workers_and_render_slots'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

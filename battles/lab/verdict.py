@@ -1,0 +1,337 @@
+"""The lab's answer in words (issue 19.3): who wins how often, with the interval, and why.
+
+Pure Python, no Django: it reads a matchup's tally (battles.lab.stats), its roster (names,
+kinds and Types by log id, battles.lab.runner.roster) and its snapshot (the Types' chart
+and the starters' Initiative), so every reason is a number the lab already has, said the
+way a player would say it. The results page puts `matchup()` (or `field()` against the
+field) first, and a "what if" puts `difference()` beside it.
+
+Words chosen here (the issue is silent):
+- "Decided battles" leave the draws out, so "wins 64%" and its Wilson interval are about
+  who wins when someone does; the draws get their own clause when they are 5% or more.
+- Evenly matched: the interval holds 50%. Otherwise the side that wins more often leads
+  the sentence, side A or side B.
+- A reason is given only when its numbers favour one side clearly (the thresholds below);
+  the side's best fighter is always named, as the first thing a player asks is "who?".
+"""
+
+from ..engine.words import plural, possessive
+from . import stats
+
+# A Type edge: one side's attacks hit a weakness this much more often (a share of attacks).
+TYPE_EDGE = 0.15
+# Acting first: one side's starters move first in this much more of the pairs.
+SPEED_EDGE = 0.3
+# Archon use: summoned in this much larger a share of battles.
+ARCHON_EDGE = 0.25
+DRAWS_WORTH_SAYING = 0.05
+
+
+def whole_percent(x: float) -> str:
+    """64% for 0.6412; never 100% or 0% unless it is all or nothing."""
+    if x >= 1:
+        return "100%"
+    if x <= 0:
+        return "0%"
+    return f"{min(99, max(1, round(100 * x)))}%"
+
+
+def interval(low: float, high: float) -> str:
+    """(62–66%): whole percents, the low end without its sign; one decimal when whole
+    percents would print the same number twice (99.2–99.9%)."""
+    lo, hi = whole_percent(low)[:-1], whole_percent(high)
+    if lo == hi[:-1]:
+        lo, hi = _tenths(low), _tenths(high) + "%"
+    return f"({lo}–{hi})"
+
+
+def _tenths(x: float) -> str:
+    if x >= 1 or x <= 0:
+        return f"{100 * x:.0f}"
+    return f"{min(99.9, max(0.1, round(100 * x, 1))):.1f}"
+
+
+def _number(x: float) -> str:
+    """Damage a battle as a player reads it: 179, 12, 4.5, 0.8."""
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
+
+
+def _per(total: float, n: int) -> float:
+    return total / n if n else 0.0
+
+
+def headline(tally: dict, names: tuple[str, str]) -> dict:
+    """Who wins how often, over the decided battles, with the 95% Wilson interval."""
+    a, b = tally["wins"]
+    decided = a + b
+    n = tally["battles"]
+    draws = tally["draws"]
+    if decided == 0:
+        text = f"No battle had a winner: all {plural(n, 'battle')} were draws."
+        return {"text": text, "winner": None, "even": True, "rate": None}
+    low, high = stats.wilson(a, decided)
+    rate = a / decided
+    if low <= 0.5 <= high:
+        winner, even = None, True
+        text = (
+            f"{names[0]} and {names[1]} are evenly matched: {names[0]} wins "
+            f"{whole_percent(rate)} of decided battles {interval(low, high)}."
+        )
+    else:
+        winner, even = (0, False) if rate > 0.5 else (1, False)
+        if winner == 1:
+            rate, low, high = 1 - rate, 1 - high, 1 - low
+        text = (
+            f"{names[winner]} wins {whole_percent(rate)} of decided battles "
+            f"{interval(low, high)} against {names[1 - winner]}."
+        )
+    if n and draws / n >= DRAWS_WORTH_SAYING:
+        text = text[:-1] + f"; {whole_percent(draws / n)} of all battles are draws."
+    return {"text": text, "winner": winner, "even": even, "rate": rate}
+
+
+def _side_of(roster: dict, cid: str) -> int:
+    return roster["combatants"].get(cid, {}).get("side", 0 if cid.startswith("A") else 1)
+
+
+def best_fighter(tally: dict, roster: dict, side: int) -> dict | None:
+    """The side's combatant that deals the most damage, with its share and its best card."""
+    n = tally["battles"]
+    mine = {cid: c for cid, c in tally["combatants"].items() if _side_of(roster, cid) == side}
+    total = sum(c["damage_dealt"] for c in mine.values())
+    if not mine or total <= 0:
+        return None
+    cid = max(sorted(mine), key=lambda k: mine[k]["damage_dealt"])
+    c = mine[cid]
+    cards = {k: v for k, v in tally["cards"].items() if k.startswith(cid + ".") and v["damage"]}
+    card = max(sorted(cards), key=lambda k: cards[k]["damage"]) if cards else None
+    return {
+        "id": cid,
+        "name": roster["combatants"].get(cid, {}).get("name", cid),
+        "damage": _per(c["damage_dealt"], n),
+        "share": c["damage_dealt"] / total,
+        "knockouts": _per(c["knockouts"], n),
+        "card": roster["cards"].get(card, {}).get("name", card) if card else None,
+        "card_damage": _per(cards[card]["damage"], n) if card else 0.0,
+    }
+
+
+def _fighter_reason(f: dict, side_name: str, enemy_name: str) -> str:
+    text = (
+        f"{f['name']} makes the difference: {_number(f['damage'])} damage a battle, "
+        f"{whole_percent(f['share'])} of {possessive(side_name)}"
+    )
+    if f["card"]:
+        text += (
+            f", most of it with {f['card']}"
+            if f["card_damage"] >= f["damage"] / 2
+            else (f", {_number(f['card_damage'])} of it with {f['card']}")
+        )
+    if f["knockouts"] >= 0.5:
+        text += f", and a hand in {_number(f['knockouts'])} knock-outs of {enemy_name}"
+    return text + "."
+
+
+def _weak_shares(tally: dict, roster: dict, chart) -> tuple[list[float], list[list[str]]]:
+    """Per side, about what share of its attacks hit a weakness (R6): each attack's card
+    Type against the enemies weighted by their rounds on the field (the lab does not count
+    targets), and the Types that make the most of it ("Frost against Verdant")."""
+    weak = {(a, d) for a, d, effect in chart if effect == "weak"}
+    field = [{}, {}]  # Type -> rounds on the field, per side
+    for cid, c in tally["combatants"].items():
+        info = roster["combatants"].get(cid)
+        if info is not None:
+            side = field[info["side"]]
+            side[info["type"]] = side.get(info["type"], 0) + c["rounds_on_field"]
+    shares, pairs = [], []
+    for side in (0, 1):
+        enemies = field[1 - side]
+        time = sum(enemies.values())
+        attacks = hits = 0.0
+        made: dict[str, float] = {}
+        for card_id, c in tally["cards"].items():
+            info = roster["cards"].get(card_id)
+            if info is None or info["side"] != side or not c["attacks"] or not time:
+                continue
+            attacks += c["attacks"]
+            for d, rounds in enemies.items():
+                if (info["type"], d) in weak:
+                    part = c["attacks"] * rounds / time
+                    hits += part
+                    key = f"{info['type']} against {d}"
+                    made[key] = made.get(key, 0) + part
+        shares.append(hits / attacks if attacks else 0.0)
+        pairs.append(sorted(made, key=lambda k: -made[k]))
+    return shares, pairs
+
+
+def _type_reason(tally, roster, chart, names) -> tuple[int, str] | None:
+    shares, pairs = _weak_shares(tally, roster, chart)
+    gap = shares[0] - shares[1]
+    if abs(gap) < TYPE_EDGE:
+        return None
+    side = 0 if gap > 0 else 1
+    example = ", ".join(pairs[side][:2])
+    return side, (
+        f"{possessive(names[side])} Types have the edge: about {whole_percent(shares[side])} "
+        f"of its attacks hit a weakness ({example}), against {whole_percent(shares[1 - side])} "
+        "the other way; each such hit does half as much damage again and earns a Resonance."
+    )
+
+
+def starters_initiative(snapshot: dict) -> list[list[tuple[str, int]]]:
+    """Each side's first three Memeyori (R9 setup) with their Initiative in round 1: Speed
+    plus half the highest Aura among them (R9.3)."""
+    out = []
+    for side in snapshot["sides"]:
+        starters = side["memeyori"][:3]
+        bonus = max((m["stats"]["crit_rate"] for m in starters), default=0) // 2
+        out.append([(m["name"], m["stats"]["initiative"] + bonus) for m in starters])
+    return out
+
+
+def _speed_reason(snapshot, names) -> tuple[int, str] | None:
+    sides = starters_initiative(snapshot)
+    if not all(sides):
+        return None
+    first = [0, 0]
+    for _, a in sides[0]:
+        for _, b in sides[1]:
+            if a != b:
+                first[0 if a > b else 1] += 1
+    pairs = len(sides[0]) * len(sides[1])
+    gap = (first[0] - first[1]) / pairs
+    if abs(gap) < SPEED_EDGE:
+        return None
+    side = 0 if gap > 0 else 1
+    fastest = max(sides[side], key=lambda p: p[1])
+    return side, (
+        f"{names[side]} acts first: its starters move before {possessive(names[1 - side])} in "
+        f"{first[side]} of {pairs} pairings, {fastest[0]} at Initiative {fastest[1]} (R9)."
+    )
+
+
+def _archon_reason(tally, roster, names) -> tuple[int, str] | None:
+    n = tally["battles"]
+    archons = {c["side"]: c["name"] for c in roster["combatants"].values() if c["kind"] == "archon"}
+    share = [_per(tally["archon_battles"][s], n) for s in (0, 1)]
+    gap = share[0] - share[1]
+    if abs(gap) < ARCHON_EDGE:
+        return None
+    side = 0 if gap > 0 else 1
+    other = 1 - side
+    rounds = _per(tally["sides"][side]["archon_rounds"], n)
+    text = (
+        f"{names[side]} summons {archons.get(side, 'its Archon')} in "
+        f"{whole_percent(share[side])} of battles, {_number(rounds)} rounds on the field"
+    )
+    if other not in archons:
+        tiers = _per(tally["sides"][other]["tier2_plays"] + tally["sides"][other]["tier3_plays"], n)
+        text += (
+            f"; {names[other]} has no Archon and spends its Resonance on Tiers "
+            f"({_number(tiers)} a battle)"
+        )
+    else:
+        text += f"; {names[other]} summons {archons[other]} in {whole_percent(share[other])}"
+    return side, text + "."
+
+
+def matchup(tally: dict, roster: dict, snapshot: dict, names: tuple[str, str]) -> dict:
+    """The verdict for one matchup: the headline and the reasons, the winner's first.
+
+    Returns {"headline", "winner", "even", "why" (the first reason), "reasons" (the rest)}."""
+    head = headline(tally, names)
+    winner = head["winner"]
+    reasons: list[tuple[int, str]] = []
+    sides = (winner, 1 - winner) if winner is not None else (0, 1)
+    fighters = [best_fighter(tally, roster, s) for s in (0, 1)]
+    lead = fighters[sides[0]]
+    if lead:
+        reasons.append((sides[0], _fighter_reason(lead, names[sides[0]], names[sides[1]])))
+    for found in (
+        _type_reason(tally, roster, snapshot.get("chart", []), names),
+        _speed_reason(snapshot, names),
+        _archon_reason(tally, roster, names),
+    ):
+        if found:
+            reasons.append(found)
+    if head["even"] and fighters[sides[1]]:
+        f = fighters[sides[1]]
+        reasons.append(
+            (sides[1], f"{f['name']} answers for {names[sides[1]]} with "
+             f"{_number(f['damage'])} damage a battle.")
+        )  # fmt: skip
+    # The winner's reasons first, then what the other side has going for it. Every reason
+    # starts with a name, so "Against that, " goes in front as it is.
+    if winner is not None:
+        reasons.sort(key=lambda r: r[0] != winner)
+        reasons = [(s, text if s == winner else f"Against that, {text}") for s, text in reasons]
+    texts = [t for _, t in reasons]
+    return {
+        "headline": head["text"],
+        "winner": winner,
+        "even": head["even"],
+        "why": texts[0] if texts else "",
+        "reasons": texts[1:],
+    }
+
+
+def field(rows: list[dict], tally: dict, roster: dict, name_a: str) -> dict:
+    """Against the field: side A over every opponent, its best and worst opponent, and its
+    best fighter. rows: report.matchup_row()s."""
+    a, b = tally["wins"]
+    decided = a + b
+    if decided == 0:
+        text = f"No battle had a winner: all {plural(tally['battles'], 'battle')} were draws."
+        return {"headline": text, "winner": None, "even": True, "why": "", "reasons": []}
+    low, high = stats.wilson(a, decided)
+    text = (
+        f"{name_a} wins {whole_percent(a / decided)} of decided battles "
+        f"{interval(low, high)} against {plural(len(rows), 'opponent')} together."
+    )
+
+    def decided_rate(row):
+        wins = row["outcome"]["a"]["count"], row["outcome"]["b"]["count"]
+        return wins[0] / sum(wins) if sum(wins) else 0.5
+
+    ranked = sorted(rows, key=decided_rate)
+    why = (
+        f"Best against {ranked[-1]['name_b']} ({whole_percent(decided_rate(ranked[-1]))}), "
+        f"worst against {ranked[0]['name_b']} ({whole_percent(decided_rate(ranked[0]))})."
+    )
+    reasons = []
+    f = best_fighter(tally, roster, 0)
+    if f:
+        reasons.append(_fighter_reason(f, name_a, "its opponents"))
+    return {
+        "headline": text,
+        "winner": 0 if low > 0.5 else (1 if high < 0.5 else None),
+        "even": low <= 0.5 <= high,
+        "why": why,
+        "reasons": reasons,
+    }
+
+
+def _points(x: float) -> str:
+    """A signed number of percentage points, and a plain 0 (never "+0" or "-0")."""
+    n = round(100 * x)
+    return f"{n:+d}" if n else "0"
+
+
+def difference(row: dict, name_a: str, change: str) -> str:
+    """A "what if" in one sentence: report.compare()'s row over all opponents."""
+    d, low, high = row["diff"], row["low"], row["high"]
+    points = abs(round(100 * d))
+    before, after = whole_percent(row["base"]["rate"]), whole_percent(row["variant"]["rate"])
+    span = f"95% interval {_points(low)} to {_points(high)} points"
+    lead = f"What if {change}: {possessive(name_a)} win rate"
+    if low > 0 or high < 0:
+        way = "rises" if d > 0 else "falls"
+        return (
+            f"{lead} {way} by {plural(points, 'point')}, to {after} of battles from {before} "
+            f"({span}): a clear difference."
+        )
+    return (
+        f"{lead} is {after} of battles against {before} before ({span}): no clear "
+        "difference; more battles would tell a small one apart from luck."
+    )
