@@ -18,6 +18,7 @@ from battles import views as battle_views
 from battles.lab import services as lab_services
 from battles.models import Battle, Game, Lab, LabBattle, PlayedPlan, Presentation
 from battles.play import services as play_services
+from battles.play import views as play_views
 from cards.models import Archon, Card, Memeyori, Party, PartySlot, Table, TableMembership
 from cards.printing import layout, store
 from cards.printing.deck import character_faces
@@ -90,14 +91,24 @@ RULES = {
     "lab_what_if": (OWNER, "GET", 200),
     "lab_shared": (SHARED, "GET", 200),
     "lab_shared_open": (SHARED, "GET", 302),
-    # Played games (issue 17). Until the game's page exists, its address answers the state.
+    # Played games (issue 17): the pages (battles/play/views.py) and the JSON protocol.
     "play_game": (OWNER, "GET", 200),
+    "play_watch": (OWNER, "GET", 200),
+    # The matrix posts no round: the plan form's clear 400.
+    "play_plan_form": (OWNER, "POST", 400),
+    "play_forfeit": (OWNER, "GET", 200),
+    "play_timeout": (OWNER, "POST", 302),
+    "play_invite": (OWNER, "GET", 200),
+    "play_share": (OWNER, "POST", 302),
+    "play_shared": (SHARED, "GET", 200),
+    "play_status": (POLL, "GET", 200),
+    "play_stream": (POLL, "GET", 204),
     "play_state": (OWNER, "GET", 200),
     # The matrix posts a form; plan.json takes JSON: the owner gets a clear 400.
     "play_plan": (OWNER, "POST", 400),
     "play_shared_state": (SHARED, "GET", 200),
-    # Alice started the friend game: she cannot join it herself (a clear 400).
-    "play_join": (INVITE, "POST", 400),
+    # Alice started the friend game: her own invite sends her back to it.
+    "play_join": (INVITE, "POST", 302),
 }
 # A URL whose happy path needs another action than the shared payload's.
 PAYLOAD_FOR = {"battle_present": {"action": "start"}}
@@ -236,8 +247,13 @@ def urls_for(name: str, world) -> list[str]:
         ]
     if name == "play_join":
         return [reverse(name, kwargs={"token": world["friend_game"].invite_token})]
-    if name == "play_shared_state":
+    if name in ("play_shared_state", "play_shared"):
         return [reverse(name, kwargs={"token": world["game"].share_token})]
+    if name == "play_invite":
+        return [reverse(name, kwargs={"code": world["friend_game"].code})]
+    if name in ("play_status", "play_stream"):
+        holder = "?as=" + play_views._signer.sign(f"u{world['game'].created_by_id}")
+        return [reverse(name, kwargs={"code": world["game"].code}) + holder]
     if name.startswith("play"):
         return [reverse(name, kwargs={"code": world["game"].code})]
     if name == "table_join":
@@ -409,9 +425,10 @@ def test_a_game_invite_lets_a_player_join_until_it_is_revoked(client, bob, world
     party_set_memeyori(party=party, memeyori=[make_memeyori(bob, world["memeyori"].type)])
     assert client.post(url, {"party": str(party.code)}).url.startswith(reverse("login"))
     client.force_login(bob)
-    assert client.get(url).status_code == 405  # a GET joins nobody
+    assert client.get(url).status_code == 200  # the join page: a GET joins nobody
+    assert Game.objects.get(pk=world["friend_game"].pk).user_b is None
     play_services.revoke_invite(world["friend_game"])
-    assert client.post(url, {"party": str(party.code)}).status_code == 400
+    assert client.post(url, {"party": str(party.code)}).status_code == 404  # a dead link
     assert Game.objects.get(pk=world["friend_game"].pk).user_b is None
 
 
