@@ -12,6 +12,7 @@ from django.core import signing
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
+from django.db.models import Q
 from django.http import (
     Http404,
     HttpResponse,
@@ -76,7 +77,11 @@ def _with_content(battle: Battle) -> Battle:
 
 def _get_battle_for_user(request, code) -> Battle:
     """The one ownership helper: the owner's battles, and public ones; else a 404."""
-    rows = Battle.objects.filter(visible_to(request.user, at_table=True)).defer(*CONTENT)
+    rule = visible_to(request.user, at_table=True)
+    if request.user.is_authenticated:
+        # A played game's battle is also its players' (the friend who joined, issue 17).
+        rule |= Q(game__user_a=request.user) | Q(game__user_b=request.user)
+    rows = Battle.objects.filter(rule).defer(*CONTENT)
     return _with_content(get_object_or_404(rows, code=code))
 
 

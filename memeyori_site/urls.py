@@ -4,6 +4,7 @@ from django.templatetags.static import static as static_url
 from django.urls import include, path
 
 from battles import views as battle_views
+from battles.play import views as play_views
 from memeyori_site.http import require_safe
 from memeyori_site.robots import robots_txt
 
@@ -24,8 +25,10 @@ urlpatterns = [
         battle_views.battle_presented_stream,
         name="battle_presented_stream",
     ),
+    path("live/play/<str:code>/", play_views.play_stream, name="play_stream"),
     path("battles/", include("battles.urls")),
     path("labs/", include("battles.lab.urls")),
+    path("play/", include("battles.play.urls")),
     path("print/", include("cards.print_urls")),
     path("", include("cards.urls")),
 ]

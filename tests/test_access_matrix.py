@@ -16,7 +16,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from battles import services as battle_services
 from battles import views as battle_views
 from battles.lab import services as lab_services
-from battles.models import Battle, Lab, LabBattle, Presentation
+from battles.models import Battle, Game, Lab, LabBattle, PlayedPlan, Presentation
+from battles.play import services as play_services
+from battles.play import views as play_views
 from cards.models import Archon, Card, Memeyori, Party, PartySlot, Table, TableMembership
 from cards.printing import layout, store
 from cards.printing.deck import character_faces
@@ -92,6 +94,24 @@ RULES = {
     "lab_what_if": (OWNER, "GET", 200),
     "lab_shared": (SHARED, "GET", 200),
     "lab_shared_open": (SHARED, "GET", 200),
+    # Played games (issue 17): the pages (battles/play/views.py) and the JSON protocol.
+    "play_game": (OWNER, "GET", 200),
+    "play_watch": (OWNER, "GET", 200),
+    # The matrix posts no round: the plan form's clear 400.
+    "play_plan_form": (OWNER, "POST", 400),
+    "play_forfeit": (OWNER, "GET", 200),
+    "play_timeout": (OWNER, "POST", 302),
+    "play_invite": (OWNER, "GET", 200),
+    "play_share": (OWNER, "POST", 302),
+    "play_shared": (SHARED, "GET", 200),
+    "play_status": (POLL, "GET", 200),
+    "play_stream": (POLL, "GET", 204),
+    "play_state": (OWNER, "GET", 200),
+    # The matrix posts a form; plan.json takes JSON: the owner gets a clear 400.
+    "play_plan": (OWNER, "POST", 400),
+    "play_shared_state": (SHARED, "GET", 200),
+    # Alice started the friend game: her own invite sends her back to it.
+    "play_join": (INVITE, "POST", 302),
 }
 # A URL whose happy path needs another action than the shared payload's.
 PAYLOAD_FOR = {"battle_present": {"action": "start"}}
@@ -168,6 +188,9 @@ def world(alice, types):
     lab_services.run_inline(lab)
     Lab.objects.filter(pk=lab.pk).update(visibility="unlisted", share_token="l" * 43)
     lab.refresh_from_db()
+    game = play_services.start_game(user=alice, party=party, opponent="ai", party_b=other, seed=3)
+    play_services.share_game(game)
+    friend_game = play_services.start_game(user=alice, party=party, opponent="friend")
     # A complete, valid post for every form: a missing ownership check would save it.
     payload = {
         "name": "Pwned", "type": types["Shade"].pk, "rank": 6, "strength": 20, "endurance": 20,
@@ -185,7 +208,7 @@ def world(alice, types):
     return {
         "memeyori": m, "archon": archon, "card": card, "party": party, "battle": battle,
         "table": table, "lab": lab, "payload": payload, "render": job,
-        "second": second, "other": other,
+        "second": second, "other": other, "game": game, "friend_game": friend_game,
     }  # fmt: skip
 
 
@@ -228,6 +251,17 @@ def urls_for(name: str, world) -> list[str]:
             reverse(name, kwargs={"token": p.token}) + member,
             reverse(name, kwargs={"token": p.token_shared}) + shared,
         ]
+    if name == "play_join":
+        return [reverse(name, kwargs={"token": world["friend_game"].invite_token})]
+    if name in ("play_shared_state", "play_shared"):
+        return [reverse(name, kwargs={"token": world["game"].share_token})]
+    if name == "play_invite":
+        return [reverse(name, kwargs={"code": world["friend_game"].code})]
+    if name in ("play_status", "play_stream"):
+        holder = "?as=" + play_views._signer.sign(f"u{world['game'].created_by_id}")
+        return [reverse(name, kwargs={"code": world["game"].code}) + holder]
+    if name.startswith("play"):
+        return [reverse(name, kwargs={"code": world["game"].code})]
     if name == "table_join":
         return [reverse(name, kwargs={"token": world["table"].invite_token})]
     if name.startswith("table"):
@@ -240,7 +274,8 @@ def stored_state() -> str:
         *Memeyori.objects.all(), *Archon.objects.all(), *Card.objects.all(),
         *Party.objects.all(), *PartySlot.objects.all(), *Battle.objects.all(),
         *Table.objects.all(), *TableMembership.objects.all(), *Presentation.objects.all(),
-        *Lab.objects.all(), *LabBattle.objects.all(),
+        *Lab.objects.all(), *LabBattle.objects.all(), *Game.objects.all(),
+        *PlayedPlan.objects.all(),
     ]  # fmt: skip
     return serializers.serialize("json", rows)
 
@@ -286,6 +321,7 @@ def test_a_share_link_opens_for_anyone_until_it_is_revoked(client, world, name):
     assert client.get(url).status_code == RULES[name][2]
     battle_services.battle_share_revoke(battle=world["battle"])
     lab_services.lab_share_revoke(lab=world["lab"])
+    play_services.unshare_game(world["game"])
     assert client.get(url).status_code == 404
 
 
@@ -387,6 +423,19 @@ def test_an_invite_lets_a_player_join_until_it_is_revoked(client, bob, world):
     assert client.get(url).status_code == 404
     assert client.post(url).status_code == 404
     assert not TableMembership.objects.filter(user=bob).exists()
+
+
+def test_a_game_invite_lets_a_player_join_until_it_is_revoked(client, bob, world):
+    url = urls_for("play_join", world)[0]
+    party = make_party(bob, name="Bob's Party")
+    party_set_memeyori(party=party, memeyori=[make_memeyori(bob, world["memeyori"].type)])
+    assert client.post(url, {"party": str(party.code)}).url.startswith(reverse("login"))
+    client.force_login(bob)
+    assert client.get(url).status_code == 200  # the join page: a GET joins nobody
+    assert Game.objects.get(pk=world["friend_game"].pk).user_b is None
+    play_services.revoke_invite(world["friend_game"])
+    assert client.post(url, {"party": str(party.code)}).status_code == 404  # a dead link
+    assert Game.objects.get(pk=world["friend_game"].pk).user_b is None
 
 
 def test_a_presentation_poll_answers_its_holder_until_it_stops(client, alice, world):

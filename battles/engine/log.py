@@ -64,10 +64,18 @@ def describe(event: dict, n: dict[str, str], sides: list[str], *, odds: bool = T
     if k == "switch":
         return f"{side} switches {n[event['out']]} out for {n[event['in']]}."
     if k == "plan":
-        return (
-            f"{side} plans {plural(event['cards'], 'card')} for {event['mp_spent']} MP"
+        planned = (
+            f"{plural(event['cards'], 'card')} for {event['mp_spent']} MP"
             f" ({event['mp_left']} left)."
         )
+        # A played battle's plan events say who made the plan (battles/engine/played.py).
+        if event.get("by") == "timeout":
+            return f"{possessive(side)} time ran out, so the AI planned for {side}: {planned}"
+        if event.get("by") == "ai":
+            return f"{side} (the AI) plans {planned}"
+        return f"{side} plans {planned}"
+    if k == "forfeit":
+        return f"{side} forfeits."
     if k == "play":
         tier = f" at Tier {event['tier']}" if event["tier"] > 1 else ""
         targets = ", ".join(n[t] for t in event["targets"])

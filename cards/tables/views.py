@@ -95,6 +95,8 @@ def table_page(request, code):
             "shared": shared,
             "battles": battles,
             "feed": services.table_feed(table),
+            # Games in progress, for its members to watch (battles.play, issue 17).
+            "games": table.games.exclude(status="finished").select_related("user_a", "user_b")[:20],
             "invite_url": invite_url,
             "invite_form": InviteForm(),
         },

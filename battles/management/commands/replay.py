@@ -1,9 +1,11 @@
-"""`manage.py replay BATTLE`: re-run a stored battle from its snapshots and seed."""
+"""`manage.py replay BATTLE`: re-run a stored battle from its snapshots and seed (and, for
+a played game, the plans its log records)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
+from battles.engine import played
 from battles.engine.battle import ENGINE_VERSION, LOG_FORMAT
-from battles.engine.run import canonical, simulate
+from battles.engine.run import canonical, input_for, simulate
 from battles.models import Battle
 
 
@@ -38,14 +40,23 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"Played by {played_by}.")
         try:
-            again = simulate(
-                found.snapshot,
-                seed=found.seed,
-                policies=(found.policy_a, found.policy_b),
-                versions=found.policy_versions,
-            )
+            if played.is_played(found.log):
+                # A played game: its sides' plans are in the log's plan records.
+                self.stdout.write(f"A played game: {len(found.log['plans'])} recorded plans.")
+                again = played.replay(input_for(found.snapshot), found.log)
+            else:
+                again = simulate(
+                    found.snapshot,
+                    seed=found.seed,
+                    policies=(found.policy_a, found.policy_b),
+                    versions=found.policy_versions,
+                )
         except LookupError as e:
             raise CommandError(f"Cannot replay {found}: {e}") from None
+        except ValueError as e:  # a plan record the rules refuse where the replay got to
+            raise CommandError(
+                f"Different: {found} does not replay to its stored log: {e}."
+            ) from None
         if canonical(again) == canonical(found.log):
             self.stdout.write(
                 f"Identical: {found} (seed {found.seed}) replays to the same log with {played_by}."

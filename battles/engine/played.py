@@ -1,0 +1,583 @@
+"""Played battles (issue 17): a side's plans may come from outside, one round at a time.
+
+A played battle is the same battle as `battle.run_battle`, except that a side marked as a
+player takes its R9.2 plan (Switch, Archon summon, cards) from a recorded plan for
+(round, side). When the plan of the round being played is missing, the battle stops there
+(`PlanNeeded`), with each side's View as planning began. So the state at any round is a
+pure function of (snapshot, seed, policies and their versions, the plans recorded so far):
+a player's plan draws nothing from the generator, and the AI's and the dice's draws keep
+their fixed order. Nothing of the engine is stored; each request replays (about a
+millisecond a battle).
+
+A recorded plan is one of
+- `{"switch": None | [out, in], "summon": bool, "cards": [[card, tier, target], ...]}`, a
+  player's own, checked by `check_plan` (the engine's R9.2 rules, in words) before it is
+  recorded; or
+- `{"policy": "greedy", "version": 2}`: the AI plans that round for the side (a time limit
+  ran out), with the battle's own generator, as it would for an AI side.
+
+The finished log is a `memeyori-battle-log/2` log with the plan records (PROTOCOL.md):
+`plans` (every plan, with its round, side and who made it: player, ai or timeout), the
+`by` of each `plan` event, and a `forfeit` record and event when a side gave up.
+"""
+
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+
+from . import end, plan, resolve, start
+from .battle import LOG_FORMAT, Engine, combatant_record
+from .damage import NEUTRAL, STAB, heal_amount, type_multiplier
+from .field import DISMISSED, FIELD, KO, STORED, EnemyView, Policy, View
+from .model import ARCHON_SUMMON_COST, MAX_ROUNDS, TIER_COST, BattleInput
+from .odds import attack_odds, expected_damage
+from .policies import policy_version
+
+PLAYER = "player"  # the policy name of a side whose plans come from outside
+PLAYER_VERSION = 1
+BY = ("player", "ai", "timeout")  # who made a plan: its side's player, the AI side, a timeout
+
+
+class PlanNeeded(Exception):  # noqa: N818 (not an error: the battle waits for a plan)
+    """The battle stopped at `round` because `sides` have no plan for it yet.
+
+    `views[s]` is side s's View as planning began (what its player plans against), and
+    `engine` the battle's state at that moment."""
+
+    def __init__(self, round_no: int, sides: tuple[int, ...], views: list[View], engine):
+        super().__init__(f"round {round_no} needs a plan from side(s) {list(sides)}")
+        self.round = round_no
+        self.sides = sides
+        self.views = views
+        self.engine = engine
+
+
+@dataclass
+class Checked:
+    """What `check_plan` found: the reasons in words, each refused card's own reasons, and
+    the running totals after the legal part of the plan."""
+
+    errors: list[str] = field(default_factory=list)
+    by_card: dict[str, list[str]] = field(default_factory=dict)
+    mp_left: int = 0
+    resonance_left: int = 0
+    plan: dict | None = None  # the plan in its normal form, when it was well formed
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def refuse(self, message: str, card: str | None = None) -> None:
+        self.errors.append(message)
+        if card is not None:
+            self.by_card.setdefault(card, []).append(message)
+
+
+# -- the plan's shape ----------------------------------------------------------------------
+def normal_plan(raw) -> tuple[dict | None, list[str]]:
+    """A plan as JSON gives it, in its normal form, or None and what is wrong with its
+    shape: {"switch": None | [out, in], "summon": bool, "cards": [[card, tier, target]]}."""
+    if not isinstance(raw, dict):
+        return None, ["A plan is an object with switch, summon and cards."]
+    errors = []
+    switch = raw.get("switch")
+    if switch is not None and not (
+        isinstance(switch, (list, tuple))
+        and len(switch) == 2
+        and all(isinstance(x, str) for x in switch)
+    ):
+        errors.append("switch is null or [the one going out, the one coming in].")
+    summon = raw.get("summon", False)
+    if not isinstance(summon, bool):
+        errors.append("summon is true or false.")
+    cards = raw.get("cards", [])
+    rows = []
+    if not isinstance(cards, (list, tuple)):
+        errors.append("cards is a list of [card id, tier, target id].")
+    else:
+        for row in cards:
+            if not (
+                isinstance(row, (list, tuple))
+                and len(row) == 3
+                and isinstance(row[0], str)
+                and isinstance(row[1], int)
+                and not isinstance(row[1], bool)
+                and isinstance(row[2], str)
+            ):
+                errors.append(f"{row!r} is not [card id, tier 1-3, target id].")
+                continue
+            rows.append([row[0], row[1], row[2]])
+    if errors:
+        return None, errors
+    return {"switch": list(switch) if switch else None, "summon": summon, "cards": rows}, []
+
+
+def _surcharge_words(user_name: str, earlier: int) -> str:
+    cards = "a card" if earlier == 1 else f"{earlier} cards"
+    return f"plus {earlier} because {user_name} already played {cards} without Quick"
+
+
+def check_plan(view: View, raw) -> Checked:
+    """R9.2 on a player's plan, against its side as planning began: the engine's own rules
+    (`plan.switch`, `plan_round`'s summon, `plan.commit`), each refusal in words.
+
+    - Switch: the one going out is on the field and conscious, the one coming in is in
+      storage and not knocked out; its cards leave the hand (ruling 9).
+    - Summon: the party's Archon is not on the field and 8 Resonance are there to pay.
+    - Each card: in the hand (so unlocked: only unlocked cards are ever drawn, R7), once;
+      its MP cost this round is its cost plus 1 for each card without Quick its user
+      already played this round (R9.2), within the MP left; a Tier it has, with its
+      Resonance (4 or 8) left after the summon and earlier Tiers; its target an enemy on
+      the field as planning began (an attack) or an ally on the field after the Switch
+      and the summon (support).
+    A card the plan plays after a Switch or summon drew it is refused: a plan is made in
+    one go, against the hand as planning began (what the player sees)."""
+    side = view.side
+    checked = Checked(mp_left=side.mp, resonance_left=side.resonance)
+    plan_, errors = normal_plan(raw)
+    if plan_ is None:
+        checked.errors.extend(errors)
+        return checked
+    checked.plan = plan_
+    by_id = view._engine.by_id
+    names = {f.id: f.spec.name for f in by_id.values()}
+    mine = {f.id: f for f in (*side.roster, *([side.archon] if side.archon else []))}
+    leaving = None
+    field_ids = [f.id for f in side.field()]
+    if plan_["switch"] is not None:
+        out_id, in_id = plan_["switch"]
+        out, inn = mine.get(out_id), mine.get(in_id)
+        ok = True
+        if out is None or out is side.archon:
+            checked.refuse(f"There is no Memeyori {out_id} on your side to switch out.")
+            ok = False
+        elif not (out in side.slots and out.alive):
+            checked.refuse(f"{out.spec.name} is not on the field, so it cannot switch out.")
+            ok = False
+        if inn is None or inn is side.archon:
+            checked.refuse(f"There is no Memeyori {in_id} on your side to switch in.")
+            ok = False
+        elif inn.status == KO or inn.hp <= 0:
+            checked.refuse(f"{inn.spec.name} is knocked out, so it cannot switch in.")
+            ok = False
+        elif inn.status == FIELD:
+            checked.refuse(f"{inn.spec.name} is already on the field.")
+            ok = False
+        elif inn.status != STORED:
+            checked.refuse(f"{inn.spec.name} cannot switch in.")
+            ok = False
+        if ok:
+            leaving = out
+            field_ids[field_ids.index(out.id)] = inn.id
+    if plan_["summon"]:
+        archon = side.archon
+        if archon is None:
+            checked.refuse("Your party has no Archon to summon.")
+        elif archon.status not in (STORED, DISMISSED):
+            checked.refuse(f"{archon.spec.name} is already on the field.")
+        elif side.resonance < ARCHON_SUMMON_COST:
+            checked.refuse(
+                f"Summoning {archon.spec.name} costs {ARCHON_SUMMON_COST} Resonance;"
+                f" you have {side.resonance}."
+            )
+        else:
+            checked.resonance_left -= ARCHON_SUMMON_COST
+            field_ids.append(archon.id)
+    hand = {c.id: c for c in side.hand}
+    used: set[str] = set()
+    extra: dict[str, int] = {}
+    enemy_ids = view.enemy_ids
+    for card_id, tier, target in plan_["cards"]:
+        card = hand.get(card_id)
+        user = view.owners.get(card_id)
+        if card is None:
+            if user is None or user.side != side.index:
+                checked.refuse(f"There is no card {card_id} in your hand.", card_id)
+                continue
+            spec = next(c for c in user.spec.cards if c.id == card_id)
+            if user.spec.rank is not None and spec.unlock_rank > user.spec.rank:
+                checked.refuse(
+                    f"{spec.name} unlocks at Rank {spec.unlock_rank}; {user.spec.name} is"
+                    f" Rank {user.spec.rank}.",
+                    card_id,
+                )
+            else:
+                checked.refuse(f"{spec.name} is not in your hand.", card_id)
+            continue
+        if card_id in used:
+            checked.refuse(f"{card.name} is already in this plan.", card_id)
+            continue
+        if leaving is not None and user is leaving:
+            checked.refuse(
+                f"{card.name} leaves your hand when {user.spec.name} switches out.", card_id
+            )
+            continue
+        refused = False
+        earlier = user.played_nonquick + extra.get(user.id, 0)
+        cost = card.mp_cost + earlier
+        if cost > checked.mp_left:
+            if earlier:
+                why = f"{card.mp_cost}, {_surcharge_words(user.spec.name, earlier)}"
+                text = f"{card.name} costs {cost} MP this round: {why}; {checked.mp_left} MP left."
+            else:
+                text = f"{card.name} costs {cost} MP; {checked.mp_left} MP left."
+            checked.refuse(text, card_id)
+            refused = True
+        if tier not in card.tiers():
+            checked.refuse(f"{card.name} has no Tier {tier}.", card_id)
+            refused = True
+        elif TIER_COST[tier] > checked.resonance_left:
+            checked.refuse(
+                f"{card.name} at Tier {tier} costs {TIER_COST[tier]} Resonance;"
+                f" {checked.resonance_left} Resonance left.",
+                card_id,
+            )
+            refused = True
+        who = names.get(target, target)
+        if card.category == "support":
+            if target not in field_ids:
+                checked.refuse(
+                    f"{card.name} heals an ally on the field; {who} is not one.", card_id
+                )
+                refused = True
+        elif target not in enemy_ids:
+            checked.refuse(f"{card.name} targets an enemy on the field; {who} is not one.", card_id)
+            refused = True
+        if refused:
+            continue
+        used.add(card_id)
+        checked.mp_left -= cost
+        checked.resonance_left -= TIER_COST[tier]
+        if not card.quick:
+            extra[user.id] = extra.get(user.id, 0) + 1
+    return checked
+
+
+# -- what a side plans with ----------------------------------------------------------------
+def _exact(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value)
+
+
+@lru_cache(maxsize=8192)
+def _expected(power, stat, same_type, effect, mitigation, accuracy, evasion, crit_rate):
+    """R5's exact mean damage of one attack (a miss counts 0), memoised: it is a function of
+    numbers printed on the cards, and a game's every request asks for the same few."""
+    return expected_damage(
+        power=power,
+        stat=stat,
+        stab=STAB if same_type else NEUTRAL,
+        type_multiplier=type_multiplier(effect),
+        mitigation=mitigation,
+        accuracy=accuracy,
+        evasion=evasion,
+        crit_rate=crit_rate,
+    )
+
+
+def card_choices(view: View) -> list[dict]:
+    """Each card in hand as the plan page shows it: this round's MP cost (before the plan's
+    own surcharges), Quick, Tiers with their Resonance and Power, and for an attack R4's
+    exact odds and R5's expected damage on each enemy on the field, for a heal the HP it
+    restores on each ally on the field (R5), at each Tier it has."""
+    side = view.side
+    out = []
+    allies = side.field()
+    for card in side.hand:
+        user = view.owners[card.id]
+        spec = user.spec
+        row = {
+            "id": card.id,
+            "name": card.name,
+            "type": card.type,
+            "category": card.category,
+            "power": card.power,
+            "user": user.id,
+            "user_name": spec.name,
+            "base_mp_cost": card.mp_cost,
+            "mp_cost": card.mp_cost + user.played_nonquick,
+            "quick": card.quick,
+            "tiers": [
+                {"tier": t, "power": card.power_at(t), "resonance": TIER_COST[t]}
+                for t in card.tiers()
+            ],
+            "targets": [],
+        }
+        if card.category == "support":
+            for ally in allies:
+                row["targets"].append(
+                    {
+                        "id": ally.id,
+                        "name": ally.spec.name,
+                        "heal": {
+                            str(t): heal_amount(
+                                card.power_at(t),
+                                spec.support_power,
+                                hp=ally.hp,
+                                max_hp=ally.spec.max_hp,
+                            )
+                            for t in card.tiers()
+                        },
+                    }
+                )
+        else:
+            physical = card.category == "physical"
+            accuracy = spec.physical_accuracy if physical else spec.magic_accuracy
+            stat = spec.physical_damage if physical else spec.magic_damage
+            same = card.type == spec.type  # R5's STAB
+            for enemy in view.enemies:
+                tspec = enemy.spec
+                odds = attack_odds(accuracy, tspec.evasion, spec.crit_rate)
+                effect = view.effect(card.type, tspec.type)
+                mitigation = tspec.defense if physical else tspec.resistance
+                expected = {}
+                for t in card.tiers():
+                    value = _expected(
+                        card.power_at(t), stat, same, effect, mitigation, accuracy,
+                        tspec.evasion, spec.crit_rate,
+                    )  # fmt: skip
+                    expected[str(t)] = {"value": round(float(value), 2), "exact": _exact(value)}
+                row["targets"].append(
+                    {
+                        "id": enemy.id,
+                        "name": tspec.name,
+                        "effect": effect,
+                        "land": _exact(odds.p_land),
+                        "critical": _exact(odds.p_critical),
+                        "complication": _exact(odds.p_complication),
+                        "expected_damage": expected,
+                    }
+                )
+        out.append(row)
+    return out
+
+
+def switch_options(view: View) -> list[list[str]]:
+    return [list(pair) for pair in view.switch_options()]
+
+
+# -- the battle, one plan at a time --------------------------------------------------------
+def planning_views(engine) -> list[View]:
+    """Each side's View as planning began: the enemy field as it stood before either side
+    planned (ruling 8), as `plan.plan_round` builds it."""
+    engine.shown = [(side.resonance, len(side.hand)) for side in engine.sides]
+    views = []
+    for side in engine.sides:
+        enemy = engine.sides[1 - side.index].field()
+        enemies = tuple(EnemyView(f.id, f.spec, f.hp) for f in enemy)
+        views.append(View(engine, side, enemies, engine.round, tuple(f.id for f in enemy)))
+    return views
+
+
+class _Plans:
+    """The recorded plans as a side's policy, and the record of every plan made."""
+
+    def __init__(self, plans: dict, ai: tuple):
+        self.plans = plans  # {(round, side): recorded plan}
+        self.ai = ai  # per side: the AI's Policy, or None for a player
+        self.made: list[dict] = []  # the log's `plans`, in order
+        self.current: dict[int, dict] = {}
+
+    def _begin(self, view: View, rng) -> dict:
+        key = (view.round, view.side.index)
+        recorded = self.plans.get(key)
+        ai = self.ai[view.side.index]
+        if ai is not None:
+            rec = {"round": view.round, "side": view.side.index, "by": "ai", "policy": ai.name}
+            delegate = ai
+        elif "policy" in recorded:
+            rec = {
+                "round": view.round,
+                "side": view.side.index,
+                "by": recorded.get("by", "timeout"),
+                "policy": recorded["policy"],
+                "version": recorded["version"],
+            }
+            delegate = policy_version(recorded["policy"], recorded["version"])
+        else:
+            rec = {"round": view.round, "side": view.side.index, "by": "player"}
+            delegate = None
+        rec.update({"switch": None, "summon": False, "cards": []})
+        self.current[view.side.index] = {"rec": rec, "delegate": delegate, "plan": recorded}
+        self.made.append(rec)
+        return self.current[view.side.index]
+
+    def switch(self, view: View, rng):
+        now = self._begin(view, rng)
+        delegate = now["delegate"]
+        choice = delegate.switch(view, rng) if delegate else now["plan"]["switch"]
+        now["rec"]["switch"] = list(choice) if choice else None
+        return tuple(choice) if choice else None
+
+    def summon(self, view: View, rng) -> bool:
+        now = self.current[view.side.index]
+        delegate = now["delegate"]
+        choice = bool(delegate.summon(view, rng) if delegate else now["plan"]["summon"])
+        now["rec"]["summon"] = choice
+        return choice
+
+    def plays(self, view: View, rng):
+        now = self.current[view.side.index]
+        delegate = now["delegate"]
+        chosen = delegate.plays(view, rng) if delegate else now["plan"]["cards"]
+        now["rec"]["cards"] = [[c, t, x] for c, t, x in chosen]
+        return [(c, t, x) for c, t, x in chosen]
+
+    def policy(self, side: int) -> Policy:
+        ai = self.ai[side]
+        name, version = (ai.name, ai.version) if ai is not None else (PLAYER, PLAYER_VERSION)
+        return Policy(name, self.switch, self.summon, self.plays, version=version)
+
+
+class Played:
+    """Where a played battle stands: `log` when it is over, else `needed` (PlanNeeded).
+
+    `resume()` carries on from where it stopped once the missing plans are in the `plans`
+    dict it was given, without replaying the rounds before (a submission that resolves a
+    round replays once)."""
+
+    def __init__(self, data: BattleInput, policies: tuple, seed: int, plans: dict, forfeit):
+        self.data = data
+        self.seed = seed
+        self.recorded = _Plans(plans, policies)
+        self.made = self.recorded.made
+        self.engine = Engine(
+            data, (self.recorded.policy(0), self.recorded.policy(1)), random.Random(seed)
+        )
+        self.log: dict | None = None
+        self.needed: PlanNeeded | None = None
+        self._rounds = _rounds(self.engine, self.recorded, policies, plans, forfeit)
+        self.resume()
+
+    def resume(self) -> "Played":
+        try:
+            self.needed = next(self._rounds)
+        except StopIteration as stop:
+            self.needed = None
+            self.log = self._finish(*stop.value)
+        return self
+
+    def _finish(self, winner, forfeited) -> dict:
+        engine, data, seed, recorded = self.engine, self.data, self.seed, self.recorded
+        if winner is False:
+            winner = None  # R9: after 30 rounds the battle is a draw
+        engine.emit("end", winner=winner)
+        result = {"winner": winner, "rounds": engine.round, "growth": end.growth(engine, winner)}
+        log = {
+            "format": LOG_FORMAT,
+            "seed": seed,
+            "policies": [p.name for p in engine.policies],
+            "policy_versions": [p.version for p in engine.policies],
+            "sides": [
+                {
+                    "name": spec.name,
+                    "mp": spec.mp,
+                    "draw": spec.draw,
+                    "combatants": [
+                        combatant_record(f)
+                        for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
+                    ],
+                }
+                for spec in data.sides
+            ],
+            "events": engine.events,
+            "plans": recorded.made,
+        }
+        if forfeited is not None:
+            log["forfeit"] = {"round": engine.round, "side": forfeited}
+        log["result"] = result
+        return log
+
+
+def _rounds(engine, recorded: _Plans, policies: tuple, plans: dict, forfeit):
+    """The battle loop of `Engine.run`, stopping (a yield) at each plan it lacks; it returns
+    (winner, the side that forfeited or None)."""
+    start.setup(engine)
+    winner = False
+    forfeited = None
+    for engine.round in range(1, MAX_ROUNDS + 1):
+        seen = engine.upheavals if engine.round > 1 else -1
+        start.round_start(engine)
+        if engine.upheavals != seen:
+            winner = end.winner(engine)
+            if winner is not False:
+                break
+        if forfeit is not None and forfeit[0] == engine.round:
+            forfeited = forfeit[1]
+            engine.emit("forfeit", side=forfeited)
+            winner = 1 - forfeited
+            break
+        while True:
+            missing = tuple(
+                s for s in (0, 1) if policies[s] is None and (engine.round, s) not in plans
+            )
+            if not missing:
+                break
+            yield PlanNeeded(engine.round, missing, planning_views(engine), engine)
+        first = len(engine.events)
+        plans_made = plan.plan_round(engine)
+        # The plan events of this round say who made each plan (the plan records).
+        by = {rec["side"]: rec["by"] for rec in recorded.made[-2:]}
+        for event in engine.events[first:]:
+            if event["kind"] == "plan":
+                event["by"] = by[event["side"]]
+        resolve.resolve_round(engine, plans_made)
+        if engine.upheavals != seen:
+            winner = end.winner(engine)
+            if winner is not False:
+                break
+        end.round_end(engine)
+    return winner, forfeited
+
+
+def play(
+    data: BattleInput,
+    policies: tuple,
+    seed: int,
+    plans: dict,
+    *,
+    forfeit: tuple[int, int] | None = None,
+) -> Played:
+    """Play the battle as far as the recorded plans go.
+
+    `policies[s]` is side s's AI Policy, or None for a player; `plans` maps (round, side)
+    to a recorded plan (a player's, or a timeout's `{"policy", "version"}`); `forfeit` is
+    (round, side) when that side gave up as that round's planning began."""
+    return Played(data, policies, seed, plans, forfeit)
+
+
+def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
+    """What replays a played log: (AI policies per side, the recorded plans, forfeit)."""
+    policies = tuple(
+        None if name == PLAYER else policy_version(name, version)
+        for name, version in zip(log["policies"], log["policy_versions"], strict=True)
+    )
+    plans = {}
+    for rec in log["plans"]:
+        if rec["by"] == "player":
+            plans[rec["round"], rec["side"]] = {
+                "switch": rec["switch"],
+                "summon": rec["summon"],
+                "cards": rec["cards"],
+            }
+        elif rec["by"] == "timeout":
+            plans[rec["round"], rec["side"]] = {
+                "by": "timeout",
+                "policy": rec["policy"],
+                "version": rec["version"],
+            }
+    forfeit = log.get("forfeit")
+    return policies, plans, (forfeit["round"], forfeit["side"]) if forfeit else None
+
+
+def replay(data: BattleInput, log: dict) -> dict:
+    """A played log again, from its input, seed and plan records (`manage.py replay`)."""
+    policies, plans, forfeit = inputs_from_log(log)
+    again = play(data, policies, log["seed"], plans, forfeit=forfeit)
+    if again.log is None:
+        raise ValueError(f"the plan records stop at round {again.needed.round}")
+    return again.log
+
+
+def is_played(log: dict) -> bool:
+    return "plans" in log

@@ -1,0 +1,137 @@
+"""A played game and its recorded plans. Registered in the battles app (battles.models).
+
+No engine state is stored: the snapshot, the seed, the policies and the plans recorded so
+far are the record, and each request replays them (battles.engine.played).
+"""
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+def new_game_code() -> str:
+    # 32 bytes: 256 bits, so a game's address cannot be guessed.
+    return secrets.token_urlsafe(32)
+
+
+class GameKind(models.TextChoices):
+    AI = "ai", "Against the AI"
+    FRIEND = "friend", "Against a friend"
+    HOTSEAT = "hotseat", "Hot-seat (one device, both sides)"
+    TABLE = "table", "At a table"
+
+
+class GameStatus(models.TextChoices):
+    WAITING = "waiting", "Waiting for the friend to join"
+    PLANNING = "planning", "Planning"
+    FINISHED = "finished", "Finished"
+
+
+class PlanBy(models.TextChoices):
+    PLAYER = "player", "its player"
+    AI = "ai", "the AI"
+    TIMEOUT = "timeout", "the AI, when the time ran out"
+
+
+TIME_LIMITS = (0, 60, 120, 300)  # seconds per round; 0 is off
+
+
+class Game(models.Model):
+    code = models.CharField(max_length=64, unique=True, default=new_game_code, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games_created"
+    )
+    kind = models.CharField(max_length=8, choices=GameKind.choices)
+    # Who plans each side: a user, or nobody (the AI side; a friend game before the join).
+    user_a = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    user_b = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    party_a = models.ForeignKey(
+        "cards.Party", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    party_b = models.ForeignKey(
+        "cards.Party", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    name_a = models.CharField(max_length=60)
+    name_b = models.CharField(max_length=60, blank=True)
+    # Taken when both parties are known (at the start, or at the friend's join): what fights.
+    snapshot = models.JSONField(null=True, blank=True)
+    seed = models.BigIntegerField()
+    # "player" for a side people plan; else the AI's policy and its version.
+    policy_a = models.CharField(max_length=16, default="player")
+    policy_b = models.CharField(max_length=16, default="player")
+    policy_version_a = models.PositiveSmallIntegerField(default=1)
+    policy_version_b = models.PositiveSmallIntegerField(default=1)
+    time_limit = models.PositiveSmallIntegerField(default=0)  # seconds per round; 0: off
+    # The version of greedy that plans for a side whose time ran out, fixed at the start so
+    # that the record replays the same whatever version is current later.
+    timeout_policy_version = models.PositiveSmallIntegerField(default=2)
+    round = models.PositiveSmallIntegerField(default=0)  # the round being planned
+    round_started_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=8, choices=GameStatus.choices, default=GameStatus.PLANNING)
+    winner = models.PositiveSmallIntegerField(null=True, blank=True)  # 0 or 1; null: a draw
+    forfeit_side = models.PositiveSmallIntegerField(null=True, blank=True)
+    forfeit_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    # 256 bits; None when no invite is open (not a friend game, used, or revoked).
+    invite_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    table = models.ForeignKey(
+        "cards.Table", null=True, blank=True, on_delete=models.SET_NULL, related_name="games"
+    )
+    battle = models.OneToOneField(
+        "battles.Battle", null=True, blank=True, on_delete=models.SET_NULL, related_name="game"
+    )
+    # None when the game is not shared (never, or revoked): then only its players watch.
+    share_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated", "-id"]
+
+    def __str__(self):
+        return f"{self.name_a} vs {self.name_b or '?'}"
+
+    def get_absolute_url(self):
+        return reverse("play_game", kwargs={"code": self.code})
+
+    @property
+    def policies(self) -> tuple[str, str]:
+        return self.policy_a, self.policy_b
+
+    @property
+    def policy_versions(self) -> tuple[int, int]:
+        return self.policy_version_a, self.policy_version_b
+
+    def user_of(self, side: int):
+        return self.user_a if side == 0 else self.user_b
+
+    def is_player_side(self, side: int) -> bool:
+        return self.policies[side] == "player"
+
+
+class PlayedPlan(models.Model):
+    """One side's plan for one round, as recorded: the player's own, or (a time limit ran
+    out) `{"policy": "greedy", "version": n}`, the AI planning for that side."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="plans")
+    round = models.PositiveSmallIntegerField()
+    side = models.PositiveSmallIntegerField()
+    plan = models.JSONField()
+    by = models.CharField(max_length=8, choices=PlanBy.choices, default=PlanBy.PLAYER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["round", "side"]
+        constraints = [
+            # Exactly once: a double click, two tabs or a timeout racing a submission.
+            models.UniqueConstraint(fields=["game", "round", "side"], name="one_plan_per_side"),
+            models.CheckConstraint(condition=models.Q(side__in=[0, 1]), name="plan_side_0_or_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.game}: round {self.round}, side {'AB'[self.side]}"

@@ -1,0 +1,142 @@
+"""The plan page's numbers as players read them, from one side's `memeyori-play/1` state.
+
+No database: the state already holds the engine's exact odds (fractions as "a/b"), its
+expected damage and heal amounts; this module only orders and words them, and works out
+what each card costs this round as the plan stands (R9.2: its MP cost, plus 1 for every
+card without Quick its user has already played this round).
+"""
+
+from fractions import Fraction
+
+from battles.engine.words import percent
+from battles.viewer import hp_bar
+
+EFFECTS = {"weak": "▲ weak", "strong": "▼ strong", "neutral": ""}
+
+
+def dom_id(card_id: str) -> str:
+    """An id a CSS selector can name (card ids hold dots: A1.2)."""
+    return card_id.replace(".", "-")
+
+
+def _chance(exact: str) -> dict:
+    value = Fraction(exact)
+    return {"text": percent(value), "exact": f"exactly {exact}"}
+
+
+def plan_costs(hand: list[dict], cards: list[list]) -> tuple[list[dict], dict[str, int]]:
+    """The plan's cards in order with each one's cost this round, and for every card in
+    hand what it would cost now: where it stands in the plan, or added at its end."""
+    by_id = {c["id"]: c for c in hand}
+    earlier: dict[str, int] = {}
+    rows = []
+    cost_now = {}
+    for card_id, tier, target in cards:
+        card = by_id.get(card_id)
+        if card is None or card_id in cost_now:
+            continue
+        extra = earlier.get(card["user"], 0)
+        cost_now[card_id] = card["mp_cost"] + extra
+        names = {t["id"]: t["name"] for t in card["targets"]}
+        rows.append(
+            {
+                "card": card,
+                "tier": tier,
+                "target": names.get(target, target),
+                "cost": card["mp_cost"] + extra,
+                "surcharge": extra,
+            }
+        )
+        if not card["quick"]:
+            earlier[card["user"]] = extra + 1
+    for card in hand:
+        cost_now.setdefault(card["id"], card["mp_cost"] + earlier.get(card["user"], 0))
+    return rows, cost_now
+
+
+def hand_cards(state: dict, cost_now: dict[str, int], by_card: dict[str, list[str]]) -> list:
+    """Each card in hand for the page: its numbers, its odds on every target, its cost
+    this round and the rules' refusals of it."""
+    out = []
+    for card in state["hand"]:
+        tiers = card["tiers"]
+        targets = []
+        for target in card["targets"]:
+            row = {"id": target["id"], "name": target["name"]}
+            if card["category"] == "support":
+                row["heal"] = [target["heal"][str(t["tier"])] for t in tiers]
+            else:
+                row |= {
+                    "effect": EFFECTS.get(target["effect"], ""),
+                    "land": _chance(target["land"]),
+                    "critical": _chance(target["critical"]),
+                    "complication": _chance(target["complication"]),
+                    "expected": [target["expected_damage"][str(t["tier"])] for t in tiers],
+                }
+            targets.append(row)
+        cost = cost_now.get(card["id"], card["mp_cost"])
+        out.append(
+            {
+                **card,
+                "dom": dom_id(card["id"]),
+                "cost_now": cost,
+                "surcharge": cost - card["base_mp_cost"],
+                "rows": targets,
+                "refusals": by_card.get(card["id"], []),
+            }
+        )
+    return out
+
+
+def plan_words(plan: dict | None, state: dict) -> list[str]:
+    """A side's own recorded plan, in words, for its waiting page."""
+    if not plan or "cards" not in plan:
+        return []
+    names = {c["id"]: c["name"] for c in [*state["field"], *state["stored"], *state["enemy_field"]]}
+    # The hand as planning began: the state stops there until both sides have planned.
+    hand_names = {card["id"]: card["name"] for card in state["hand"]}
+    lines = []
+    if plan.get("switch"):
+        out, inn = plan["switch"]
+        lines.append(f"Switch {names.get(out, out)} out for {names.get(inn, inn)}.")
+    if plan.get("summon"):
+        lines.append("Summon the Archon.")
+    for card_id, tier, target in plan["cards"]:
+        name = hand_names.get(card_id, card_id)
+        at = f" at Tier {tier}" if tier > 1 else ""
+        lines.append(f"{name}{at} on {names.get(target, target)}.")
+    return lines or ["No cards: pass this round."]
+
+
+def _type_marks(type_name: str, types: dict) -> dict:
+    t = types.get(type_name, {})
+    return {"type_slug": t.get("slug", "ether"), "type_symbol": t.get("symbol", "◆")}
+
+
+def fighters(rows: list[dict], types: dict) -> list[dict]:
+    # The viewer's own HP bars: the same bands and ids on every page.
+    return [
+        {**r, **_type_marks(r["type"], types), **hp_bar(r["hp"], r["max_hp"], None)} for r in rows
+    ]
+
+
+def field_sides(state: dict, types: dict) -> tuple[dict, dict]:
+    """(this side, the enemy) as the field panel shows them."""
+    side = state["side"]
+    names = state["names"]
+    mine = {
+        "index": side,
+        "name": names[side],
+        "field": fighters(state["field"], types),
+        "stored": fighters(state["stored"], types),
+    }
+    enemy = {
+        "index": 1 - side,
+        "name": names[1 - side],
+        "field": fighters(state["enemy_field"], types),
+    }
+    return mine, enemy
+
+
+def with_types(cards: list[dict], types: dict) -> list[dict]:
+    return [{**c, **_type_marks(c["type"], types)} for c in cards]

@@ -1,0 +1,643 @@
+"""The play pages (issue 17): start a game, plan a round, wait, watch it resolve, forfeit,
+join a friend's game, spectate. Thin: a Form, one call into services.py, a template.
+
+Who sees what is decided by services (side_of, can_watch, game_state); the one thing these
+views add is which side's eyes a page is for: a player sees their own side's hand and
+plan, a spectator neither side's, and every resolved round's draws of a side the reader
+does not play read as a count (watch.py).
+"""
+
+import hashlib
+from dataclasses import dataclass
+from datetime import timedelta
+
+from asgiref.sync import sync_to_async
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.core import signing
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponseNotModified, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.vary import vary_on_headers
+
+from battles.forms import ViewerForm
+from cards.tables.services import get_table_for_member
+from memeyori_site import live
+from memeyori_site.confirm import confirm_page
+from memeyori_site.errors import DeadLink, error_page
+from memeyori_site.http import allow, noindex, require_post, require_safe
+
+from . import present, services, watch
+from .forms import JoinForm, NewGameForm, PlanForm, ShareGameForm, TableGameForm
+from .models import Game, GameKind, GameStatus
+
+SIDES = (0, 1)
+
+
+# --- Finding the game, and whose eyes a page is for -----------------------------------
+
+
+def _game(code) -> Game:
+    return get_object_or_404(
+        Game.objects.select_related("user_a", "user_b", "created_by", "table", "battle"),
+        code=code,
+    )
+
+
+def _player_game(request, code) -> tuple[Game, list[int]]:
+    """A game and the sides this user plays (both for hot-seat); a 404 for anyone else,
+    spectators included (they watch through watch/ and the share link)."""
+    game = _game(code)
+    sides = _sides_of(game, request.user)
+    if not sides:
+        raise Http404
+    return game, sides
+
+
+def _sides_of(game: Game, user) -> list[int]:
+    if not user.is_authenticated:
+        return []
+    if game.kind == GameKind.HOTSEAT:
+        return list(SIDES) if game.created_by_id == user.pk else []
+    side = services.side_of(game, user)
+    return [] if side is None else [side]
+
+
+def _hidden(sides: list[int]) -> set[int]:
+    """The sides whose draws a reader who plays `sides` may not read."""
+    return set(SIDES) - set(sides)
+
+
+def _deadline(game: Game):
+    if not game.time_limit or game.round_started_at is None:
+        return None
+    return game.round_started_at + timedelta(seconds=game.time_limit)
+
+
+def _common(request, game: Game, sides: list[int]) -> dict:
+    return {
+        "game": game,
+        "sides": sides,
+        "deadline": _deadline(game),
+        "live": _live_urls(request, game, shared=False),
+        "is_creator": request.user.pk == game.created_by_id,
+    }
+
+
+# --- Starting ---------------------------------------------------------------------------
+
+
+@allow("GET", "POST")
+@login_required
+def play_new(request):
+    """The start form. Party pages and the battle form link here with ?party=…"""
+    prefill = {k: v for k, v in request.GET.items() if k in NewGameForm.PREFILL}
+    form = NewGameForm(request.POST or None, user=request.user, initial=prefill)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            game = services.start_game(
+                user=request.user,
+                party=d["party"],
+                opponent=d["opponent"],
+                party_b=d["party_b"],
+                policy_b=d["policy_b"],
+                seed=d["seed"],
+                time_limit=d["time_limit"] or 0,
+            )
+        except ValidationError as e:
+            form.add_error(None, e)
+        else:
+            return redirect(game)
+    return render(
+        request, "battles/play/new.html", {"form": form}, status=400 if form.errors else 200
+    )
+
+
+@allow("GET", "POST")
+@login_required
+def play_table_new(request, table_code):
+    """The table's GM pairs two members' parties (or one against the GM's own)."""
+    table = get_table_for_member(request.user, table_code)
+    if table is None or table.gm_id != request.user.pk:
+        raise Http404
+    form = TableGameForm(request.POST or None, table=table)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            # The GM starts it; each party's owner plans its side.
+            game = services.start_game(
+                user=request.user,
+                party=d["party_a"],
+                opponent="table",
+                party_b=d["party_b"],
+                seed=d["seed"],
+                time_limit=d["time_limit"] or 0,
+                table=table,
+            )
+        except ValidationError as e:
+            form.add_error(None, e)
+        else:
+            messages.success(
+                request,
+                f"The game is on: {game.user_a.username} plans {game.name_a}, "
+                f"{game.user_b.username} plans {game.name_b}. Members can watch it here.",
+            )
+            return redirect("play_watch", code=game.code)
+    return render(
+        request,
+        "battles/play/table_new.html",
+        {"form": form, "table": table},
+        status=400 if form.errors else 200,
+    )
+
+
+@allow("GET", "POST")
+@noindex
+def play_join(request, token):
+    """A friend's invite: a dead link says so before anyone is asked to log in."""
+    game = (
+        Game.objects.select_related("created_by")
+        .filter(invite_token=token, status=GameStatus.WAITING)
+        .first()
+        if token
+        else None
+    )
+    if game is None:
+        raise _dead_invite()
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    if request.user.pk == game.created_by_id:
+        messages.info(request, "This is your own invite: send it to the friend you play.")
+        return redirect(game)
+    form = JoinForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            game = services.join_game(token, request.user, form.cleaned_data["party"])
+        except ValidationError as e:
+            form.add_error(None, e)
+        else:
+            return redirect(game)
+    return render(
+        request,
+        "battles/play/join.html",
+        {"form": form, "game": game},
+        status=400 if form.errors else 200,
+    )
+
+
+def _dead_invite() -> DeadLink:
+    return DeadLink(
+        "This invite link no longer works",
+        "Whoever sent it has revoked it, or someone has already joined the game. "
+        "Ask them for a new one.",
+        action_url=reverse("play_list"),
+        action_label="Go to your games",
+    )
+
+
+@allow("GET", "POST")
+@login_required
+def play_invite(request, code):
+    """The game's creator revokes its invite link: GET asks first, only POST does it."""
+    game = _game(code)
+    if game.created_by_id != request.user.pk or game.kind != GameKind.FRIEND:
+        raise Http404
+    if not game.invite_token:
+        messages.info(request, "No invite link is open for this game.")
+        return redirect(game)
+    if request.method != "POST":
+        return confirm_page(
+            request,
+            question="Revoke the invite link?",
+            consequences=[
+                "The link you sent stops working: your friend can no longer join.",
+                "The game stays, waiting; start a new game to invite someone again.",
+            ],
+            action_url=request.path,
+            button="Revoke the invite link",
+            cancel_url=game.get_absolute_url(),
+            cancel_label="Keep the link",
+        )
+    services.revoke_invite(game)
+    messages.success(request, "Invite link revoked; it no longer works.")
+    return redirect(game)
+
+
+# --- My games ---------------------------------------------------------------------------
+
+
+@require_safe
+@login_required
+def play_list(request):
+    return render(request, "battles/play/list.html", {"games": services.my_games(request.user)})
+
+
+# --- The game page: plan, hand over, wait, or the end ------------------------------------
+
+
+def _which_side(request, game: Game, sides: list[int], state_of) -> int:
+    """The side this page is for. Hot-seat: ?side=, else the side that plans next."""
+    if len(sides) == 1:
+        return sides[0]
+    asked = request.GET.get("side") or request.POST.get("side")
+    if asked in ("0", "1"):
+        return int(asked)
+    for side in sides:
+        if state_of(side)["status"] == "planning":
+            return side
+    return sides[0]
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+@login_required
+def play_game(request, code):
+    game, sides = _player_game(request, code)
+    states = {}
+
+    def state_of(side):
+        if side not in states:
+            states[side] = services.game_state(game, side)
+        return states[side]
+
+    side = _which_side(request, game, sides, state_of)
+    state = state_of(side)
+    # Back from waiting (a page reload or the live script): watch the round that resolved.
+    after = request.GET.get("after", "")
+    if after.isdigit() and int(after) > 0:
+        resolved = state["round"] if state["status"] == "finished" else state["round"] - 1
+        if int(after) <= resolved:
+            return redirect(_watch_url(game, int(after)))
+    if game.status == GameStatus.WAITING:
+        page = "invite"
+    elif state["status"] == "finished":
+        page = "finished"
+    elif state["status"] == "waiting":
+        page = "waiting"
+    elif len(sides) == 2 and request.GET.get("ready") != "1":
+        page = "handover"
+    else:
+        return _plan_page(request, game, sides, side, state, data=request.GET or None)
+    context = _page_context(request, game, sides, side, state) | {"page": page}
+    if page == "waiting":
+        context["own_plan"] = present.plan_words(state["plan"], state)
+    if page == "finished":
+        context["rematch_url"] = _rematch_url(game, side, request.user)
+    return render(request, "battles/play/game.html", context)
+
+
+def _page_context(request, game, sides, side, state) -> dict:
+    names = state["names"]
+    types = (game.snapshot or {}).get("types", {})
+    context = _common(request, game, sides) | {
+        "side": side,
+        "state": state,
+        "my_name": names[side],
+        "their_name": names[1 - side] or "your friend",
+    }
+    if game.snapshot:
+        context["mine"], context["enemy"] = present.field_sides(state, types)
+    return context
+
+
+def _rematch_url(game: Game, side: int, user) -> str:
+    """The start form, filled as this game was: the same parties against the AI or in
+    hot-seat; a new invite with the same party for a friend game (its creator's)."""
+    if game.created_by_id != user.pk or not game.party_a:
+        return ""
+    query = f"party={game.party_a.code}&opponent={game.kind}"
+    if game.kind == GameKind.FRIEND:
+        return f"{reverse('play_new')}?{query}"
+    if game.kind not in (GameKind.AI, GameKind.HOTSEAT) or not game.party_b:
+        return ""
+    query += f"&party_b={game.party_b.code}"
+    if game.kind == GameKind.AI:
+        query += f"&policy_b={game.policy_b}"
+    return f"{reverse('play_new')}?{query}"
+
+
+def _plan_page(request, game, sides, side, state, *, data=None, refusal=None, status=200):
+    """The plan page; with `data` (the form's fields, from a check or a refused post) its
+    running totals and refusals by the card. Nothing is stored."""
+    form = PlanForm(data, state=state)
+    check = refusal
+    cards = []
+    if check is None and data is not None and "round" in data and form.is_valid():
+        check = services.preview_plan(game, side, form.plan())
+    check = check or {}
+    if form.is_bound and form.is_valid():
+        cards = form.plan()["cards"]
+    plan_rows, cost_now = present.plan_costs(state["hand"], cards)
+    types = (game.snapshot or {}).get("types", {})
+    hand = present.with_types(present.hand_cards(state, cost_now, check.get("by_card", {})), types)
+    for card, (_, choice, order) in zip(hand, form.card_fields(), strict=True):
+        card["choice"], card["order"] = choice, order
+    context = _page_context(request, game, sides, side, state) | {
+        "page": "plan",
+        "form": form,
+        "check": check,
+        "cards": hand,
+        "plan_rows": plan_rows,
+        "totals": {
+            "mp_left": check.get("mp_left", state["mp"]),
+            "resonance_left": check.get("resonance_left", state["resonance"]),
+        },
+    }
+    template = "battles/play/game.html"
+    if request.htmx and request.method == "GET":
+        template += "#plan-check"
+    return render(request, template, context, status=status)
+
+
+@require_post
+@login_required
+def play_plan(request, code):
+    """The plan form's post: stored and maybe resolved, or refused with nothing stored."""
+    game, sides = _player_game(request, code)
+    side = _which_side(request, game, sides, lambda s: services.game_state(game, s))
+    state = services.game_state(game, side)
+    form = PlanForm(request.POST, state=state)
+    if not form.is_valid():
+        return _plan_page(request, game, sides, side, state, data=request.POST, status=400)
+    round_no = form.cleaned_data["round"]
+    try:
+        after = services.submit_plan(game, side, round_no, form.plan())
+    except services.PlanRefused as refused:
+        check = {"errors": refused.errors, "by_card": refused.by_card, "refused": True}
+        return _plan_page(
+            request, game, sides, side, state, data=request.POST, refusal=check, status=400
+        )
+    except services.WrongRound:
+        return error_page(
+            request,
+            409,
+            title=f"Round {round_no} is not being planned",
+            message="This plan is for a round that is already planned or resolved (another "
+            "tab, or a second click). Nothing was changed. Open the game for where it stands.",
+            action_url=game.get_absolute_url(),
+            action_label="Open the game",
+        )
+    if after["round"] > round_no or after["status"] == "finished":
+        return redirect(_watch_url(game, round_no))
+    if len(sides) == 2:
+        return redirect(f"{game.get_absolute_url()}?side={1 - side}")
+    return redirect(game)
+
+
+@allow("GET", "POST")
+@login_required
+def play_forfeit(request, code):
+    game, sides = _player_game(request, code)
+    if game.status == GameStatus.FINISHED:
+        messages.info(request, "This game is over already.")
+        return redirect(game)
+    side = _which_side(request, game, sides, lambda s: services.game_state(game, s))
+    names = (game.name_a, game.name_b)
+    if request.method != "POST":
+        return confirm_page(
+            request,
+            question=f"Forfeit with {names[side]}?",
+            consequences=[
+                f"{names[1 - side] or 'The other side'} wins at once; the log records a "
+                "forfeit, and the game becomes an ordinary battle anyone who could watch it "
+                "can step through.",
+            ],
+            closing="It cannot be undone.",
+            action_url=request.path,
+            fields={"side": side} if len(sides) == 2 else {},
+            button="Forfeit the game",
+            cancel_url=game.get_absolute_url(),
+            cancel_label="Keep playing",
+        )
+    services.forfeit(game, side)
+    messages.success(request, f"{names[side]} forfeited; {names[1 - side]} wins.")
+    return redirect(game)
+
+
+@require_post
+def play_timeout(request, code):
+    """The time limit ran out: the AI plans for the side that did not (POST, by either
+    player's countdown or the waiting page's button). Early is refused, changing nothing."""
+    game = _game(code)
+    if not _sides_of(game, request.user) and not services.can_watch(game, request.user):
+        raise Http404
+    services.expire_time_limit(game)
+    return redirect(game if _sides_of(game, request.user) else _watch_url(game, None))
+
+
+# --- Watching: the viewer on the resolved rounds ----------------------------------------
+
+
+def _watch_url(game: Game, round_no) -> str:
+    url = reverse("play_watch", kwargs={"code": game.code})
+    return f"{url}?round={round_no}" if round_no is not None else url
+
+
+def _watch(request, game: Game, sides: list[int], base_url: str, *, shared: bool):
+    form = ViewerForm(request.GET)
+    if not form.is_valid():
+        return error_page(
+            request,
+            400,
+            title="That step is not in this game",
+            message="The link names a round or a step that is not a whole number. Open "
+            "the game's rounds from their start.",
+            action_url=base_url,
+            action_label="Watch from the start",
+        )
+    log, resolved = services.game_log(game)
+    context = watch.viewer_context(
+        log=log,
+        types=(game.snapshot or {}).get("types", {}),
+        resolved=resolved,
+        hidden=_hidden(sides),
+        base_url=base_url,
+        round_no=form.cleaned_data["round"],
+        step=form.cleaned_data["step"],
+    )
+    context |= {
+        "game": game,
+        "sides": sides,
+        "resolved": resolved,
+        "shared": shared,
+        "deadline": _deadline(game),
+        "live": _live_urls(request, game, shared=shared),
+        "is_creator": request.user.pk == game.created_by_id,
+        "share_url": (
+            request.build_absolute_uri(reverse("play_shared", kwargs={"token": game.share_token}))
+            if game.share_token
+            else ""
+        ),
+    }
+    # A step's htmx request swaps the viewer alone: the battle viewer's own partial.
+    template = "battles/viewer.html#viewer" if request.htmx else "battles/play/watch.html"
+    return render(request, template, context)
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def play_watch(request, code):
+    """The resolved rounds, for the players and whoever may watch (a table's members)."""
+    game = _game(code)
+    sides = _sides_of(game, request.user)
+    if not sides and not services.can_watch(game, request.user):
+        raise Http404
+    return _watch(request, game, sides, request.path, shared=False)
+
+
+@require_safe
+@noindex
+@vary_on_headers("HX-Request")
+def play_shared(request, token):
+    game = Game.objects.select_related("battle").filter(share_token=token).first()
+    if game is None or not token or not services.can_watch(game, None, share_token=token):
+        raise DeadLink(
+            "This game's link no longer works",
+            "Whoever shared it has revoked the link. Ask them for a new one.",
+            action_url=reverse("battle_public"),
+            action_label="See the public battles",
+        )
+    return _watch(request, game, [], request.path, shared=True)
+
+
+@allow("GET", "POST")
+@login_required
+def play_share(request, code):
+    """The game's creator shares it (a link to watch its resolved rounds) or revokes it."""
+    game = _game(code)
+    if game.created_by_id != request.user.pk:
+        raise Http404
+    form = ShareGameForm(request.POST if request.method == "POST" else request.GET)
+    if not form.is_valid():
+        return redirect(_watch_url(game, None))
+    action = form.cleaned_data["action"]
+    if request.method != "POST":
+        if action != "revoke" or not game.share_token:
+            return redirect(_watch_url(game, None))
+        return confirm_page(
+            request,
+            question="Stop sharing this game?",
+            consequences=["The link you shared stops working for everyone who has it."],
+            action_url=request.path,
+            fields={"action": "revoke"},
+            button="Revoke the link",
+            cancel_url=_watch_url(game, None),
+            cancel_label="Keep sharing",
+        )
+    if action == "share":
+        services.share_game(game)
+        messages.success(request, "Anyone with the link can now watch each round as it resolves.")
+    else:
+        services.unshare_game(game)
+        messages.success(request, "Share link revoked; it no longer works.")
+    return redirect(_watch_url(game, None))
+
+
+# --- Live: "it changed", then each client fetches its own view ---------------------------
+# A stream or poll URL names its holder, signed (as battles.views does for presentations):
+# the user the page was made for, or the share link it came through. Each answer checks
+# that this holder may watch the game now, so a URL copied out of a page works only while
+# its holder could open the game.
+
+HOLDER_SALT = "battles.play.holder"
+_signer = signing.Signer(salt=HOLDER_SALT)
+
+
+def _share_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()[:24]
+
+
+def _live_urls(request, game: Game, *, shared: bool) -> dict:
+    if game.status == GameStatus.FINISHED:
+        return {}
+    if shared:
+        holder = "s" + _share_digest(game.share_token or "")
+    else:
+        holder = f"u{request.user.pk}" if request.user.is_authenticated else "a"
+    query = "?as=" + _signer.sign(holder)
+    return {
+        "stream": reverse("play_stream", kwargs={"code": game.code}) + query,
+        "poll": reverse("play_status", kwargs={"code": game.code}) + query,
+    }
+
+
+def _holder_may_watch(game: Game, signed: str) -> bool:
+    try:
+        holder = _signer.unsign(signed)
+    except signing.BadSignature:
+        return False
+    if holder.startswith("s"):
+        token = game.share_token
+        return bool(token) and holder == "s" + _share_digest(token)
+    if holder.startswith("u") and holder[1:].isdigit():
+        user = get_user_model().objects.filter(pk=int(holder[1:])).first()
+        return user is not None and (bool(_sides_of(game, user)) or services.can_watch(game, user))
+    return False
+
+
+def _version(game: Game) -> str:
+    """Changes whenever the game does (services.game_changed saves it)."""
+    return f'"{game.round}-{game.status}-{int(game.updated.timestamp() * 1000)}"'
+
+
+def _status_row(code):
+    return (
+        Game.objects.filter(code=code)
+        .only("code", "round", "status", "updated", "share_token", "kind", "created_by")
+        .select_related(None)
+        .first()
+    )
+
+
+@require_safe
+@noindex
+def play_status(request, code):
+    """The polling fallback of the live stream: a 304 until the game changes, then its
+    round and status; never a hand or a plan."""
+    game = _status_row(code)
+    if game is None or not _holder_may_watch(_game(code), request.GET.get("as", "")):
+        raise Http404
+    etag = _version(game)
+    if request.headers.get("If-None-Match") == etag:
+        response = HttpResponseNotModified()
+    else:
+        response = JsonResponse({"round": game.round, "status": game.status})
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+@dataclass(frozen=True)
+class GameFeed:
+    code: str
+    signed_holder: str
+
+    @property
+    def channel(self) -> str:
+        return services.game_channel(self.code)
+
+    @property
+    def key(self) -> str:
+        return f"{self.code}|{self.signed_holder}"
+
+    def read(self) -> live.Event | None:
+        # live.py's stream runs this in a thread of its own, with fresh connections.
+        game = Game.objects.filter(code=self.code).first()
+        if game is None or not _holder_may_watch(game, self.signed_holder):
+            return None
+        return live.Event(id=_version(game), data="changed", name="changed")
+
+
+@require_safe
+async def play_stream(request, code):
+    """Server-Sent Events: a "changed" event whenever the game changes, nothing more; the
+    page then fetches its own side's view (static/js/play.js)."""
+    feed = GameFeed(code, request.GET.get("as", ""))
+    first = await sync_to_async(feed.read)()
+    if first is None:
+        raise Http404
+    return await live.stream(request, feed, first)

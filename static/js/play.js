@@ -1,0 +1,114 @@
+// The play pages' live parts: a pushed "changed" (Server-Sent Events), after which this
+// page asks the server for its OWN view (nothing of the other side ever travels in an
+// event); a polling fallback where no stream can be had; and the plan's countdown.
+// Without JavaScript every page still works: waiting pages reload themselves (a
+// <noscript> refresh), the plan form posts, and "Check the plan" shows the totals.
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+  var root = document.querySelector("[data-play]");
+  if (!root) return;
+  var page = root.getAttribute("data-page");
+  var shownRound = parseInt(root.getAttribute("data-round"), 10) || 0;
+  var gameUrl = root.getAttribute("data-game-url");
+  var streamUrl = root.getAttribute("data-stream-url");
+  var pollUrl = root.getAttribute("data-poll-url");
+  var POLL_MS = 3000;
+  var etag = null;
+  var source = null;
+  var leaving = false;
+
+  function go(url) {
+    if (leaving) return;
+    leaving = true;
+    window.location.assign(url);
+  }
+
+  // What this page does once the game has moved: each page asks for its own next view.
+  function moved(data) {
+    var resolved = data.status === "finished" ? data.round : data.round - 1;
+    if (page === "invite") { if (data.status !== "waiting") go(gameUrl); return; }
+    if (page === "waiting" || page === "plan" || page === "handover") {
+      // The round this page was about resolved (both plans in, or the time ran out).
+      if (data.round !== shownRound || data.status === "finished") go(gameUrl + "?after=" + shownRound);
+      return;
+    }
+    if (page === "watch" && resolved > shownRound) {
+      // On to the round that just resolved, from its first event (later rounds unknown).
+      go(window.location.pathname + "?round=" + resolved);
+    }
+  }
+
+  function check() {
+    if (!pollUrl) return Promise.resolve();
+    var headers = {};
+    if (etag) headers["If-None-Match"] = etag;
+    return fetch(pollUrl, { headers: headers, cache: "no-store", credentials: "same-origin" })
+      .then(function (response) {
+        if (response.status === 304) return null;
+        if (!response.ok) return null;
+        etag = response.headers.get("ETag");
+        return response.json();
+      })
+      .then(function (data) { if (data) moved(data); })
+      .catch(function () { /* the next look tries again */ });
+  }
+
+  function poll() {
+    check().then(function () { if (!leaving) setTimeout(poll, POLL_MS); });
+  }
+
+  function listen() {
+    if (!streamUrl || !window.EventSource) { if (pollUrl) poll(); return; }
+    source = new EventSource(streamUrl);
+    // The first event is the game as it stands on connect; each after it, a change. The
+    // event says only that: what changed is asked for, as this page's own view.
+    source.addEventListener("changed", check);
+    source.addEventListener("end", function () { source.close(); });
+    source.onerror = function () {
+      // Refused, broken, or a server that cannot hold a stream (204): poll from here on.
+      source.close();
+      source = null;
+      if (!leaving) poll();
+    };
+  }
+
+  if (pollUrl) {
+    check().then(listen); // the first look sets the ETag (and catches a change since load)
+  }
+
+  // The countdown: the time left to plan, and when it runs out, a POST asking the server
+  // to let the AI plan for whoever has not (it refuses, changing nothing, if it is early).
+  var countdown = document.querySelector("[data-deadline]");
+  if (countdown) {
+    var deadline = Date.parse(countdown.getAttribute("data-deadline"));
+    var shown = countdown.querySelector("[data-countdown]");
+    var announcer = document.createElement("span");
+    announcer.className = "visually-hidden";
+    announcer.setAttribute("aria-live", "polite");
+    countdown.appendChild(announcer);
+    var spoken = {};
+    var fired = false;
+    var tick = function () {
+      var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+      var text = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left";
+      shown.textContent = text;
+      countdown.classList.toggle("urgent", left <= 15);
+      [60, 30, 10].forEach(function (mark) {
+        if (left <= mark && left > mark - 2 && !spoken[mark]) { spoken[mark] = true; announcer.textContent = mark + " seconds left to plan."; }
+      });
+      if (left === 0 && !fired) {
+        fired = true;
+        shown.textContent = "time is up";
+        var token = (document.querySelector("[name=csrfmiddlewaretoken]") || {}).value ||
+          (JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"]);
+        fetch(countdown.getAttribute("data-timeout-url"), {
+          method: "POST", credentials: "same-origin", headers: { "X-CSRFToken": token || "" }
+        }).catch(function () {}).then(function () { setTimeout(check, 500); });
+        return;
+      }
+      setTimeout(tick, 1000);
+    };
+    tick();
+  }
+})();
