@@ -529,3 +529,29 @@ def test_a_preview_gives_the_running_totals_and_stores_nothing(alice, alice_part
     two = services.preview_plan(game, 0, {"cards": [["A1.2", 1, "B1"], ["A1.1", 1, "B1"]]})
     assert two["mp_left"] == 2 and list(two["by_card"]) == ["A1.1"]
     assert not PlayedPlan.objects.filter(game=game).exists()
+
+
+def test_the_rounds_so_far_show_the_other_sides_draws_only_as_counts(
+    alice, bob, alice_party, bob_night
+):
+    from battles.engine.state import round_frames
+
+    game, a, b = friend_game(alice, bob, alice_party, bob_night)
+    for side in (0, 1):
+        state = services.game_state(game, side)
+        services.submit_plan(game, side, 1, simple_plan(state))
+    game.refresh_from_db()
+    for side in (0, 1):
+        log = services.visible_log(game, side)
+        assert log["seed"] is None and log["result"]["rounds"] == 1
+        draws = [e for e in log["events"] if e["kind"] == "draw"]
+        theirs = [e for e in draws if e["side"] != side]
+        assert theirs and all(e["cards"] == [] and e["count"] >= 1 for e in theirs)
+        mine = [e for e in draws if e["side"] == side]
+        assert all(e["cards"] for e in mine[:1])
+        # The plays of the round already resolved are there; nothing of round 2's plans.
+        assert {e["round"] for e in log["events"]} <= {0, 1, 2}
+        assert not [e for e in log["events"] if e["kind"] == "plan" and e["round"] == 2]
+        assert len(round_frames(log)) == 3  # setup, round 1, round 2 begun
+    watcher = services.visible_log(game, None)
+    assert all(e["cards"] == [] for e in watcher["events"] if e["kind"] == "draw")

@@ -25,7 +25,7 @@ from django.utils import timezone
 from cards.models import Party, Table, TableMembership, visible_to
 from memeyori_site import live
 
-from ..engine.battle import ENGINE_VERSION, combatant_record
+from ..engine.battle import ENGINE_VERSION, LOG_FORMAT, combatant_record
 from ..engine.field import FIELD, KO
 from ..engine.model import ARCHON_SUMMON_COST
 from ..engine.played import (
@@ -754,3 +754,46 @@ def game_log(game: Game) -> tuple[dict, int]:
         "result": None,
     }
     return log, played.needed.round - 1
+
+
+def visible_log(game: Game, side: int | None) -> dict | None:
+    """The rounds played so far as a log the viewer can step through (state.round_frames
+    reads it), as `side` may see them (None: a watcher): the other side's draws show how
+    many cards, never which (`cards` empty, `count`), and there is no seed (with it and
+    the plans the rest could be worked out). None before the game has started."""
+    if game.status == GameStatus.WAITING:
+        return None
+    played = _replay(game).played
+    engine = played.engine
+    events = []
+    for event in engine.events:
+        if event["kind"] == "draw" and event["side"] != side:
+            event = {**event, "cards": [], "count": len(event["cards"])}
+        events.append(event)
+    rounds = played.needed.round - 1 if played.needed is not None else engine.round
+    log = {
+        "format": LOG_FORMAT,
+        "seed": None,
+        "policies": list(game.policies),
+        "sides": [
+            {
+                "name": spec.name,
+                "mp": spec.mp,
+                "draw": spec.draw,
+                "combatants": [
+                    combatant_record(f)
+                    for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
+                ],
+            }
+            for spec in engine_input(game).sides
+        ],
+        "events": events,
+        "result": {"winner": None, "rounds": rounds, "growth": []},
+    }
+    if played.log is not None:
+        log["result"] = played.log["result"]
+    return log
+
+
+def engine_input(game: Game):
+    return input_for(game.snapshot)
