@@ -10,9 +10,7 @@ CARDS = ("Static Burst", "Zap", "Quick Jab", "Mend", "Thunderclap")
 NIGHT_CARDS = ("Shadow Burst", "Nip", "Quick Nip", "Soothe", "Eclipse")
 
 
-def play_party(
-    owner, types, name="Storm Crew", *, visibility="private", archon=True, cards=CARDS
-):
+def play_party(owner, types, name="Storm Crew", *, visibility="private", archon=True, cards=CARDS):
     """Four Memeyori (Party Level 2, a DP on SP: SP 4), MP 3, Draw 2, and an Archon; each
     Memeyori's cards are, in order: a 2 MP magic attack with Tiers 2 and 3, a 1 MP attack,
     a Quick 1 MP attack, a 1 MP heal, and a card locked until Rank 3."""
