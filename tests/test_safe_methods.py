@@ -56,6 +56,7 @@ def urls_of(pattern, route: str, world) -> list[str]:  # noqa: F811
         "slug": world["memeyori"].type.slug,
         "seed": str(uuid.uuid4()),
         "style": "plain",
+        "table_code": str(world["table"].code),
     }
     return [reverse(name, kwargs={k: values[k] for k in converters})]
 
