@@ -124,8 +124,8 @@ def test_revoking_or_replacing_a_live_invite_asks_first(client, alice, table):
 
 @pytest.fixture
 def table_battle(alice, bob, types, table):
-    a = make_team(alice, types, "Sunrise", visibility="tables")
-    b = make_team(bob, types, "Night", visibility="tables")
+    a = make_team(alice, types, "Sunrise", visibility="public")
+    b = make_team(bob, types, "Night", visibility="public")
     return run(alice, a, b, table=table, visibility=BattleVisibility.UNLISTED)
 
 

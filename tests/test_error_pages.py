@@ -75,7 +75,7 @@ def test_an_invite_that_dies_between_the_page_and_the_button_says_so(client, tab
 
 @pytest.fixture
 def shared_battle(alice, bob, types):
-    a = make_team(alice, types, "Sunrise")
+    a = make_team(alice, types, "Sunrise", visibility="public")
     b = make_team(bob, types, "Night", visibility="public")
     return run(alice, a, b, visibility=BattleVisibility.UNLISTED)
 

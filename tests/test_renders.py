@@ -438,7 +438,10 @@ def battle(alice, pup, types):
 
     from .conftest import make_party
 
-    party = make_party(alice, name="Solo")
+    # A public battle shows only public parties (issue 18.6).
+    pup.visibility = "public"
+    pup.save()
+    party = make_party(alice, name="Solo", visibility="public")
     party_set_memeyori(party=party, memeyori=[pup])
     ran = battle_services.battle_run(owner=alice, party_a=party, party_b=party, seed=3)
     return battle_services.battle_set_visibility(battle=ran, visibility="public")

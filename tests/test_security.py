@@ -26,8 +26,9 @@ def test_share_tokens_carry_256_bits():
 
 
 def test_revoked_and_never_issued_tokens_are_indistinguishable(client, alice, types):
-    party = make_party(alice, name="Duo")
-    m = make_memeyori(alice, types["Blaze"])
+    # Public parts for an unlisted battle (issue 18.6).
+    party = make_party(alice, name="Duo", visibility="public")
+    m = make_memeyori(alice, types["Blaze"], visibility="public")
     make_card(m, types["Blaze"])
     party_set_memeyori(party=party, memeyori=[m])
     battle = battle_services.battle_run(
@@ -56,10 +57,11 @@ def test_an_import_that_fails_half_way_leaves_nothing_behind(alice, bob, types, 
     plan = exchange.import_parse(exchange.dumps(exchange.export_party(party)), owner=bob)
     before = counts()
 
-    def fail(**kwargs):
+    def fail(*args, **kwargs):
         raise RuntimeError("the disk is full")  # after the characters and cards are written
 
-    monkeypatch.setattr(exchange, "party_save", fail)
+    # The parties are the last batch written (issue 18.4's batch inserts).
+    monkeypatch.setattr(exchange.PartySlot.objects, "bulk_create", fail)
     with pytest.raises(RuntimeError):
         exchange.import_create(plan=plan, owner=bob)
     assert counts() == before
