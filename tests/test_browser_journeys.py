@@ -77,6 +77,8 @@ def test_a_player_builds_prints_battles_and_shares(page, live_server, demo, _bro
     assert not Memeyori.objects.filter(name="Sparkfin").exists()
     type_into(page, "id_strength", "5")
     expect(page.locator("#formula-hp")).to_contain_text("HP 41")
+    # Public, so that the battle below may be shared (issue 18.6).
+    page.locator("#id_visibility").select_option("public")
     page.get_by_role("button", name="Save").click()
     page.wait_for_url(re.compile(r"/c/memeyori/[0-9a-f-]+/edit/"))
     sparkfin = Memeyori.objects.get(name="Sparkfin", owner__username="carol")
@@ -98,6 +100,7 @@ def test_a_player_builds_prints_battles_and_shares(page, live_server, demo, _bro
     page.goto(url + "/parties/new/")
     page.locator("#id_name").fill("Carol's Crew")
     page.locator("#id_slot_1").select_option(label=re.compile("Sparkfin").pattern)
+    page.locator("#id_visibility").select_option("public")
     page.get_by_role("button", name="Save party").click()
     page.wait_for_load_state()
     party = Party.objects.get(name="Carol's Crew")
