@@ -135,7 +135,16 @@ def test_a_gm_and_a_player_share_battle_grow_and_watch_together(_browser, live_s
     expect(follower).to_have_attribute("data-step", "2", timeout=3_000)
     screenshot(player, "tables-06-phone-following-again")
 
-    # A visitor without an account follows through the unlisted share link.
+    # A battle is no more visible than its least visible party (issue 18.6): the GM may
+    # not give a table battle of private and "my tables" parties a share link ...
+    gm.locator("#visibility").select_option("unlisted")
+    gm.locator(".share").get_by_role("button", name="Save").first.click()
+    expect(gm.locator(".messages")).to_contain_text("Gemma Guard (private)")
+    # ... until their owners make them public. Then a visitor without an account follows
+    # through the unlisted share link.
+    for party in (battle.party_a, battle.party_b):
+        Memeyori.objects.filter(slots__party=party).update(visibility="public")
+        type(party).objects.filter(pk=party.pk).update(visibility="public")
     gm.locator("#visibility").select_option("unlisted")
     gm.locator(".share").get_by_role("button", name="Save").first.click()
     expect(gm.locator(".messages")).to_contain_text("Unlisted")
