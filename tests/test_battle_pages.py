@@ -16,7 +16,7 @@ from cards.tables.services import table_create
 from tests.conftest import make_card, make_memeyori, make_party
 
 
-def make_team(owner, types, name, *, visibility="private", size=2, rank=1, support_only=False):
+def make_team(owner, types, name, *, visibility="public", size=2, rank=1, support_only=False):
     party = make_party(owner, name=name, visibility=visibility)
     team = []
     for i in range(size):
@@ -76,7 +76,7 @@ def test_the_new_battle_form_shows_a_random_seed(client, alice, alice_party):
 
 
 def test_it_refuses_a_party_bob_keeps_private(client, alice, bob, types, alice_party):
-    hidden = make_team(bob, types, "Secret")
+    hidden = make_team(bob, types, "Secret", visibility="private")
     client.force_login(alice)
     response = client.post(
         "/battles/new/",
