@@ -234,6 +234,23 @@ def combatant_record(spec: FighterSpec) -> dict:
     }
 
 
+def side_records(data: BattleInput) -> list[dict]:
+    """The log's `sides`: each side's name, pool and draw, and its combatants in slot order,
+    then its Archon (PROTOCOL.md)."""
+    return [
+        {
+            "name": spec.name,
+            "mp": spec.mp,
+            "draw": spec.draw,
+            "combatants": [
+                combatant_record(f)
+                for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
+            ],
+        }
+        for spec in data.sides
+    ]
+
+
 def run_battle(data: BattleInput, policies, rng: random.Random, *, seed=None) -> dict:
     """The whole battle as a `memeyori-battle-log/2` dict."""
     engine = Engine(data, policies, rng)
@@ -245,18 +262,7 @@ def run_battle(data: BattleInput, policies, rng: random.Random, *, seed=None) ->
         log["policy_versions"] = versions
     log.update(
         {
-            "sides": [
-                {
-                    "name": spec.name,
-                    "mp": spec.mp,
-                    "draw": spec.draw,
-                    "combatants": [
-                        combatant_record(f)
-                        for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
-                    ],
-                }
-                for spec in data.sides
-            ],
+            "sides": side_records(data),
             "events": engine.events,
             "result": result,
         }

@@ -27,7 +27,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from . import end, plan, resolve, start
-from .battle import LOG_FORMAT, Engine, combatant_record
+from .battle import LOG_FORMAT, Engine, side_records
 from .damage import NEUTRAL, STAB, heal_amount, type_multiplier
 from .field import DISMISSED, FIELD, KO, STORED, EnemyView, Policy, View
 from .model import ARCHON_SUMMON_COST, MAX_ROUNDS, TIER_COST, BattleInput
@@ -468,18 +468,7 @@ class Played:
             "seed": seed,
             "policies": [p.name for p in engine.policies],
             "policy_versions": [p.version for p in engine.policies],
-            "sides": [
-                {
-                    "name": spec.name,
-                    "mp": spec.mp,
-                    "draw": spec.draw,
-                    "combatants": [
-                        combatant_record(f)
-                        for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
-                    ],
-                }
-                for spec in data.sides
-            ],
+            "sides": side_records(data),
             "events": engine.events,
             "plans": recorded.made,
         }

@@ -93,7 +93,7 @@ def lab_public(request):
 @login_required
 def lab_new(request):
     initial = {}
-    if request.method == "GET":
+    if request.method != "POST":  # HEAD shows what GET shows
         # From a party's page: ?a=<party code> picks side A.
         for key, field in (("a", "party_a"), ("b", "party_b")):
             if request.GET.get(key):

@@ -25,7 +25,7 @@ from django.utils import timezone
 from cards.models import Party, Table, TableMembership, visible_to
 from memeyori_site import live
 
-from ..engine.battle import ENGINE_VERSION, LOG_FORMAT, combatant_record
+from ..engine.battle import ENGINE_VERSION, LOG_FORMAT, side_records
 from ..engine.field import FIELD, KO
 from ..engine.model import ARCHON_SUMMON_COST
 from ..engine.played import (
@@ -736,20 +736,8 @@ def game_log(game: Game) -> tuple[dict, int]:
     played = _replay(game).played
     if played.needed is None:
         return played.log, played.log["result"]["rounds"]
-    data = input_for(game.snapshot)
     log = {
-        "sides": [
-            {
-                "name": spec.name,
-                "mp": spec.mp,
-                "draw": spec.draw,
-                "combatants": [
-                    combatant_record(f)
-                    for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
-                ],
-            }
-            for spec in data.sides
-        ],
+        "sides": side_records(input_for(game.snapshot)),
         "events": played.engine.events,
         "result": None,
     }
@@ -763,37 +751,18 @@ def visible_log(game: Game, side: int | None) -> dict | None:
     the plans the rest could be worked out). None before the game has started."""
     if game.status == GameStatus.WAITING:
         return None
-    played = _replay(game).played
-    engine = played.engine
-    events = []
-    for event in engine.events:
-        if event["kind"] == "draw" and event["side"] != side:
-            event = {**event, "cards": [], "count": len(event["cards"])}
-        events.append(event)
-    rounds = played.needed.round - 1 if played.needed is not None else engine.round
-    log = {
+    log, rounds = game_log(game)
+    events = [
+        {**e, "cards": [], "count": len(e["cards"])}
+        if e["kind"] == "draw" and e["side"] != side
+        else e
+        for e in log["events"]
+    ]
+    return {
         "format": LOG_FORMAT,
         "seed": None,
         "policies": list(game.policies),
-        "sides": [
-            {
-                "name": spec.name,
-                "mp": spec.mp,
-                "draw": spec.draw,
-                "combatants": [
-                    combatant_record(f)
-                    for f in (*spec.memeyori, *((spec.archon,) if spec.archon else ()))
-                ],
-            }
-            for spec in engine_input(game).sides
-        ],
+        "sides": log["sides"],
         "events": events,
-        "result": {"winner": None, "rounds": rounds, "growth": []},
+        "result": log["result"] or {"winner": None, "rounds": rounds, "growth": []},
     }
-    if played.log is not None:
-        log["result"] = played.log["result"]
-    return log
-
-
-def engine_input(game: Game):
-    return input_for(game.snapshot)

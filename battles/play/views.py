@@ -348,7 +348,7 @@ def _plan_page(request, game, sides, side, state, *, data=None, refusal=None, st
         },
     }
     template = "battles/play/game.html"
-    if request.htmx and request.method == "GET":
+    if request.htmx and request.method != "POST":  # a check (GET or HEAD)
         template += "#plan-check"
     return render(request, template, context, status=status)
 
