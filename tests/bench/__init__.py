@@ -11,8 +11,11 @@ so that a bench that crashes fails CI in under a minute; its figures mean nothin
 
 import os
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
 
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 
@@ -47,3 +50,31 @@ def all_benches(areas=()):
         module = importlib.import_module(f"{__name__}.{info.name}")
         benches += getattr(module, "BENCHES", [])
     return benches
+
+
+@contextmanager
+def throwaway_database(filename: str):
+    """A database for one bench, dropped after; yields its DATABASE_URL, for a server the
+    bench starts in a child process. On PostgreSQL it is the test database settings name;
+    on SQLite a file (not memory, so a child process sees the same rows) in RAM-backed
+    /dev/shm when there is one, so the figures measure Django, not the disk."""
+    from django.db import connection
+
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    tmp = tempfile.TemporaryDirectory(prefix="memeyori-bench-", dir=shm)
+    old_test_settings = dict(connection.settings_dict.get("TEST", {}))
+    sqlite = connection.vendor == "sqlite"
+    if sqlite:
+        connection.settings_dict.setdefault("TEST", {})["NAME"] = str(Path(tmp.name) / filename)
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        s = connection.settings_dict
+        if sqlite:
+            yield f"sqlite:///{s['NAME']}"
+        else:
+            yield f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+        # The benches after this one make their own test database where settings say.
+        connection.settings_dict["TEST"] = old_test_settings
+        tmp.cleanup()

@@ -20,7 +20,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -29,7 +28,7 @@ from urllib.parse import urlencode
 from django.http import HttpResponse
 from django.urls import include, path
 
-from tests.bench import sized
+from tests.bench import sized, throwaway_database
 
 # The builder's own port on the shared machine; BENCH_BUILDER_PORT moves it.
 PORT = int(os.environ.get("BENCH_BUILDER_PORT", "8101"))
@@ -256,21 +255,15 @@ def _over_http(db_url: str, cookie: str, stats_urls: list[str]):
 
 
 def bench_live_stats() -> None:
+    with throwaway_database("bench.sqlite3") as db_url:
+        _live_stats(db_url)
+
+
+def _live_stats(db_url: str) -> None:
     from django.conf import settings
     from django.db import connection
     from django.test.utils import override_settings
 
-    sqlite = connection.vendor == "sqlite"
-    # RAM-backed when the system has it, so the figures measure Django, not the disk.
-    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    tmp = tempfile.TemporaryDirectory(prefix="memeyori-bench-", dir=shm)
-    old_test_settings = dict(connection.settings_dict.get("TEST", {}))
-    if sqlite:
-        # A file, not memory, so the HTTP server in a child process sees the same rows.
-        connection.settings_dict.setdefault("TEST", {})["NAME"] = str(
-            Path(tmp.name) / "bench.sqlite3"
-        )
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     # Persistent connections, as a deployment should set DATABASE_CONN_MAX_AGE: with 0,
     # every request also pays for opening (and setting up) a new database connection.
     old_max_age = connection.settings_dict["CONN_MAX_AGE"]
@@ -296,11 +289,6 @@ def bench_live_stats() -> None:
                 f"the endpoint runs at {tmed / med:.0%} of the trivial view "
                 f"({umed / med:.0%} of the one reading request.user)"
             )
-            if sqlite:
-                db_url = f"sqlite:///{connection.settings_dict['NAME']}"
-            else:
-                s = connection.settings_dict
-                db_url = f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
             try:
                 results = _over_http(db_url, cookie, stats_urls)
             except RuntimeError as error:
@@ -315,10 +303,6 @@ def bench_live_stats() -> None:
                     )
     finally:
         connection.settings_dict["CONN_MAX_AGE"] = old_max_age
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-        # The benches after this one make their own test database where settings say.
-        connection.settings_dict["TEST"] = old_test_settings
-        tmp.cleanup()
 
 
 BENCHES = [bench_live_stats]

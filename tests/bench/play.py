@@ -15,14 +15,11 @@ PostgreSQL when DATABASE_URL says so).
 """
 
 import json
-import os
 import random
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
-from tests.bench import QUICK, sized
+from tests.bench import QUICK, sized, throwaway_database
 
 PARTIES = ("Sunrise Squad", "Night Shift")
 
@@ -98,16 +95,7 @@ def bench_play() -> None:
     from cards.demo import seed_demo
     from cards.models import Party
 
-    sqlite = connection.vendor == "sqlite"
-    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    tmp = tempfile.TemporaryDirectory(prefix="memeyori-bench-", dir=shm)
-    old_test_settings = dict(connection.settings_dict.get("TEST", {}))
-    if sqlite:
-        connection.settings_dict.setdefault("TEST", {})["NAME"] = str(
-            Path(tmp.name) / "play.sqlite3"
-        )
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with throwaway_database("play.sqlite3"):
         seed_demo()
         user = get_user_model().objects.get(username="demo")
         a, b = (Party.objects.get(owner=user, name=name) for name in PARTIES)
@@ -159,10 +147,6 @@ def bench_play() -> None:
             f" {side_a / greedy:.1f}x, side B {side_b / greedy:.1f}x, the replay alone"
             f" {replay_only / greedy:.2f}x ({replay_only * 1e3:.2f} ms)"
         )
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-        connection.settings_dict["TEST"] = old_test_settings
-        tmp.cleanup()
 
 
 BENCHES = [bench_play]

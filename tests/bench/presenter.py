@@ -27,12 +27,11 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from tests.bench import sized
+from tests.bench import sized, throwaway_database
 
 PORT = int(os.environ.get("BENCH_PRESENTER_PORT", "8130"))
 ROOT = Path(__file__).resolve().parents[2]
@@ -227,63 +226,46 @@ def _phase(master: int, battle, session: str, poll: str, *, presenter: bool, fol
 
 def bench_presenter() -> None:
     from django.conf import settings
-    from django.db import connection
 
     if not Path("/proc/self/stat").exists():
         print("presenter: skipped, it reads CPU times from /proc")
         return
-    sqlite = connection.vendor == "sqlite"
-    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    tmp = tempfile.TemporaryDirectory(prefix="memeyori-bench-", dir=shm)
-    old_test_settings = dict(connection.settings_dict.get("TEST", {}))
-    if sqlite:
-        connection.settings_dict.setdefault("TEST", {})["NAME"] = str(
-            Path(tmp.name) / "presenter.sqlite3"
-        )
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    proc = None
-    try:
-        battle, session, poll, stream = _seed()
-        if sqlite:
-            db_url = f"sqlite:///{connection.settings_dict['NAME']}"
-        else:
-            s = connection.settings_dict
-            db_url = f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
-        env.update(
-            DATABASE_URL=db_url, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=settings.SECRET_KEY,
-            DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_SECURE_SSL_REDIRECT="0",
-            DJANGO_SECURE_COOKIES="0", DJANGO_HSTS_SECONDS="0", DATABASE_CONN_MAX_AGE="600",
-            DJANGO_RATELIMIT_ENABLE="0", DJANGO_SETTINGS_MODULE="memeyori_site.settings",
-        )  # fmt: skip
-        proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "memeyori_site.asgi",
-             "--worker-class", "asgi", "--bind", f"127.0.0.1:{PORT}", "--workers", "2",
-             "--timeout", "60", "--no-control-socket"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        _wait_for_server(proc)
-        idle, _, _ = _phase(proc.pid, battle, session, poll, presenter=False, followers=0)
-        alone, p1, _ = _phase(proc.pid, battle, session, poll, presenter=True, followers=0)
-        print(
-            f"presenter: server CPU, share of one core over {PHASE_SECONDS:.0f} s: idle "
-            f"{idle:.1%}, presenter stepping each second {alone:.1%} "
-            f"(load average {os.getloadavg()[0]:.1f})"
-        )
-        for how, url in (("polling", None), ("streaming", stream)):
-            crowd, p2, fs = _phase(
-                proc.pid, battle, session, poll, presenter=True, followers=FOLLOWERS, stream=url
+    with throwaway_database("presenter.sqlite3") as db_url:
+        proc = None
+        try:
+            battle, session, poll, stream = _seed()
+            env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+            env.update(
+                DATABASE_URL=db_url, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=settings.SECRET_KEY,
+                DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_SECURE_SSL_REDIRECT="0",
+                DJANGO_SECURE_COOKIES="0", DJANGO_HSTS_SECONDS="0", DATABASE_CONN_MAX_AGE="600",
+                DJANGO_RATELIMIT_ENABLE="0", DJANGO_SETTINGS_MODULE="memeyori_site.settings",
+            )  # fmt: skip
+            proc = subprocess.Popen(
+                [str(Path(sys.executable).parent / "gunicorn"), "memeyori_site.asgi",
+                 "--worker-class", "asgi", "--bind", f"127.0.0.1:{PORT}", "--workers", "2",
+                 "--timeout", "60", "--no-control-socket"],
+                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            _wait_for_server(proc)
+            idle, _, _ = _phase(proc.pid, battle, session, poll, presenter=False, followers=0)
+            alone, p1, _ = _phase(proc.pid, battle, session, poll, presenter=True, followers=0)
+            print(
+                f"presenter: server CPU, share of one core over {PHASE_SECONDS:.0f} s: idle "
+                f"{idle:.1%}, presenter stepping each second {alone:.1%} "
+                f"(load average {os.getloadavg()[0]:.1f})"
             )
-            _report(how, crowd - alone, p1.errors + p2.errors, fs)
-    except RuntimeError as error:
-        print(f"presenter: skipped: {error}")
-    finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=10)
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-        connection.settings_dict["TEST"] = old_test_settings
-        tmp.cleanup()
+            for how, url in (("polling", None), ("streaming", stream)):
+                crowd, p2, fs = _phase(
+                    proc.pid, battle, session, poll, presenter=True, followers=FOLLOWERS, stream=url
+                )
+                _report(how, crowd - alone, p1.errors + p2.errors, fs)
+        except RuntimeError as error:
+            print(f"presenter: skipped: {error}")
+        finally:
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=10)
 
 
 def _report(how: str, cost: float, presenter_errors: int, fs) -> None:
