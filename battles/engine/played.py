@@ -63,6 +63,9 @@ class Checked:
     mp_left: int = 0
     resonance_left: int = 0
     plan: dict | None = None  # the plan in its normal form, when it was well formed
+    # Each card in hand: its MP cost this round (R9.2's surcharge included) where it
+    # stands in the plan, or, for one not in it, were it added at the plan's end.
+    costs: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -216,6 +219,7 @@ def check_plan(view: View, raw) -> Checked:
         refused = False
         earlier = user.played_nonquick + extra.get(user.id, 0)
         cost = card.mp_cost + earlier
+        checked.costs[card_id] = cost
         if cost > checked.mp_left:
             if earlier:
                 why = f"{card.mp_cost}, {_surcharge_words(user.spec.name, earlier)}"
@@ -251,6 +255,10 @@ def check_plan(view: View, raw) -> Checked:
         checked.resonance_left -= TIER_COST[tier]
         if not card.quick:
             extra[user.id] = extra.get(user.id, 0) + 1
+    for card in side.hand:
+        if card.id not in checked.costs:
+            user = view.owners[card.id]
+            checked.costs[card.id] = card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
     return checked
 
 

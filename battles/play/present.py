@@ -1,9 +1,8 @@
 """The plan page's numbers as players read them, from one side's `memeyori-play/1` state.
 
 No database: the state already holds the engine's exact odds (fractions as "a/b"), its
-expected damage and heal amounts; this module only orders and words them, and works out
-what each card costs this round as the plan stands (R9.2: its MP cost, plus 1 for every
-card without Quick its user has already played this round).
+expected damage and heal amounts, and the engine's plan check each card's cost this round
+(R9.2's surcharge included); this module only orders and words them.
 """
 
 from fractions import Fraction
@@ -24,34 +23,27 @@ def _chance(exact: str) -> dict:
     return {"text": percent(value), "exact": f"exactly {exact}"}
 
 
-def plan_costs(hand: list[dict], cards: list[list]) -> tuple[list[dict], dict[str, int]]:
-    """The plan's cards in order with each one's cost this round, and for every card in
-    hand what it would cost now: where it stands in the plan, or added at its end."""
+def plan_rows(hand: list[dict], cards: list[list], costs: dict[str, int]) -> list[dict]:
+    """The plan's cards in order, each with its cost this round as the engine's plan
+    check counted it (`costs`, battles.engine.played.check_plan)."""
     by_id = {c["id"]: c for c in hand}
-    earlier: dict[str, int] = {}
     rows = []
-    cost_now = {}
     for card_id, tier, target in cards:
         card = by_id.get(card_id)
-        if card is None or card_id in cost_now:
+        if card is None or any(row["card"] is card for row in rows):
             continue
-        extra = earlier.get(card["user"], 0)
-        cost_now[card_id] = card["mp_cost"] + extra
+        cost = costs.get(card_id, card["mp_cost"])
         names = {t["id"]: t["name"] for t in card["targets"]}
         rows.append(
             {
                 "card": card,
                 "tier": tier,
                 "target": names.get(target, target),
-                "cost": card["mp_cost"] + extra,
-                "surcharge": extra,
+                "cost": cost,
+                "surcharge": cost - card["mp_cost"],
             }
         )
-        if not card["quick"]:
-            earlier[card["user"]] = extra + 1
-    for card in hand:
-        cost_now.setdefault(card["id"], card["mp_cost"] + earlier.get(card["user"], 0))
-    return rows, cost_now
+    return rows
 
 
 def hand_cards(state: dict, cost_now: dict[str, int], by_card: dict[str, list[str]]) -> list:

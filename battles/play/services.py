@@ -400,13 +400,25 @@ def _check_side(game: Game, side) -> int:
     return side
 
 
+def checked_plan(game: Game, side: int, plan):
+    """The engine's check of a plan being made (battles.engine.played.Checked: its totals,
+    refusals and each card's cost this round), or None when that side is not planning.
+    Stores nothing."""
+    needed = _replay(game).needed
+    if needed is None or side not in needed.sides:
+        return None
+    return check_plan(needed.views[side], plan)
+
+
 def preview_plan(game: Game, side: int, plan) -> dict:
     """The running totals of a plan being made, and what the rules refuse; stores nothing."""
-    replay = _replay(game)
-    needed = replay.needed
-    if needed is None or side not in needed.sides:
+    return plan_totals(checked_plan(game, side, plan))
+
+
+def plan_totals(checked) -> dict:
+    """A plan check's running totals and refusals, as the preview answers them."""
+    if checked is None:
         return {"mp_left": 0, "resonance_left": 0, "errors": [], "by_card": {}}
-    checked = check_plan(needed.views[side], plan)
     return {
         "mp_left": checked.mp_left,
         "resonance_left": checked.resonance_left,

@@ -326,12 +326,19 @@ def _plan_page(request, game, sides, side, state, *, data=None, refusal=None, st
     form = PlanForm(data, state=state)
     check = refusal
     cards = []
-    if check is None and data is not None and "round" in data and form.is_valid():
-        check = services.preview_plan(game, side, form.plan())
+    costs = {}
+    if data is not None and "round" in data and form.is_valid():
+        # The engine's check gives the totals and each card's cost this round; a refused
+        # post keeps its own refusals (they may be more than the check's).
+        checked = services.checked_plan(game, side, form.plan())
+        if checked is not None:
+            costs = checked.costs
+            check = check or services.plan_totals(checked)
     check = check or {}
     if form.is_bound and form.is_valid():
         cards = form.plan()["cards"]
-    plan_rows, cost_now = present.plan_costs(state["hand"], cards)
+    plan_rows = present.plan_rows(state["hand"], cards, costs)
+    cost_now = {card["id"]: costs.get(card["id"], card["mp_cost"]) for card in state["hand"]}
     types = (game.snapshot or {}).get("types", {})
     hand = present.with_types(present.hand_cards(state, cost_now, check.get("by_card", {})), types)
     for card, (_, choice, order) in zip(hand, form.card_fields(), strict=True):
