@@ -142,15 +142,22 @@ class Growth(models.Model):
 
 
 class Presentation(models.Model):
-    """Someone steps through a battle for a group; followers poll for the presented step.
+    """Someone steps through a battle, or a played game's resolved rounds (issue 17), for a
+    group; followers poll for the presented step.
 
     The step's viewer is rendered once per step, here, so that followers only read it:
-    `html` links back to the battle's own page (for members), `html_shared` to its share
-    link (for visitors). Each poll token hands out one of them and dies with the
+    `html` links back to the battle's or game's own page (for members), `html_shared` to
+    its share link (for visitors). Each poll token hands out one of them and dies with the
     presentation, so a follower of a stopped one gets a 404.
     """
 
-    battle = models.OneToOneField(Battle, on_delete=models.CASCADE, related_name="presentation")
+    # Exactly one of the two: a stored battle, or a game (in progress or finished).
+    battle = models.OneToOneField(
+        Battle, null=True, blank=True, on_delete=models.CASCADE, related_name="presentation"
+    )
+    game = models.OneToOneField(
+        "battles.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="presentation"
+    )
     presenter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="presentations"
     )
@@ -163,8 +170,19 @@ class Presentation(models.Model):
     html_shared = models.TextField(blank=True)
     updated = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(battle__isnull=False, game__isnull=True)
+                    | models.Q(battle__isnull=True, game__isnull=False)
+                ),
+                name="presentation_of_a_battle_or_a_game",
+            )
+        ]
+
     def __str__(self):
-        return f"{self.battle} presented by {self.presenter}"
+        return f"{self.battle or self.game} presented by {self.presenter}"
 
 
 # The lab's models live in their own module; importing them here registers them.

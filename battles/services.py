@@ -4,7 +4,7 @@ import secrets
 import uuid
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from cards.models import (
@@ -330,38 +330,76 @@ def presentation_start(
     stop."""
     if not may_present(battle, by):
         raise ValidationError("Only the owner or a member of the battle's table can present it.")
-    with transaction.atomic():
-        current = Presentation.objects.select_for_update().filter(battle=battle).first()
-        if current and by.pk not in (current.presenter_id, presentation_lead(battle)):
-            raise ValidationError(f"{current.presenter.username} is presenting this battle.")
-        if current:
-            current.delete()
-        live.publish(battle_channel(battle))
-        return Presentation.objects.create(
-            battle=battle, presenter=by, round=round_no, step=step, version=1,
-            html=html, html_shared=html_shared,
-        )  # fmt: skip
+    return start_presenting(
+        {"battle": battle}, lead=presentation_lead(battle), channel=battle_channel(battle),
+        by=by, round_no=round_no, step=step, html=html, html_shared=html_shared,
+    )  # fmt: skip
 
 
 def presentation_move(*, battle: Battle, by, round_no: int, step: int, html: str, html_shared: str):
     """The presenter's new step: pushed to streaming followers, and polls see it next."""
+    move_presenting(
+        {"battle": battle}, channel=battle_channel(battle), by=by, round_no=round_no, step=step,
+        html=html, html_shared=html_shared,
+    )  # fmt: skip
+
+
+def presentation_stop(*, battle: Battle, by) -> None:
+    stop_presenting(
+        {"battle": battle}, lead=presentation_lead(battle), channel=battle_channel(battle), by=by
+    )
+
+
+# What a presentation is of ({"battle": b} or, for a played game, {"game": g}), who leads
+# it and the live channel its followers listen on: the rest is the same for both.
+
+
+def _what(of: dict) -> str:
+    return "battle" if "battle" in of else "game"
+
+
+def start_presenting(
+    of: dict, *, lead: int, channel: str, by, round_no: int, step: int, html: str, html_shared: str
+):
     with transaction.atomic():
-        moved = Presentation.objects.filter(battle=battle, presenter=by).update(
+        current = Presentation.objects.select_for_update().filter(**of).first()
+        if current and by.pk not in (current.presenter_id, lead):
+            raise ValidationError(f"{current.presenter.username} is presenting this {_what(of)}.")
+        if current:
+            current.delete()
+        try:
+            # The one-to-one key holds "one presentation" when two start at once.
+            with transaction.atomic():
+                presentation = Presentation.objects.create(
+                    **of, presenter=by, round=round_no, step=step, version=1, html=html,
+                    html_shared=html_shared,
+                )  # fmt: skip
+        except IntegrityError:
+            raise ValidationError(f"Someone else started presenting this {_what(of)}.") from None
+        live.publish(channel)
+        return presentation
+
+
+def move_presenting(
+    of: dict, *, channel: str, by, round_no: int, step: int, html: str, html_shared: str
+) -> None:
+    with transaction.atomic():
+        moved = Presentation.objects.filter(**of, presenter=by).update(
             round=round_no, step=step, version=F("version") + 1, html=html,
             html_shared=html_shared,
         )  # fmt: skip
         if moved:
-            live.publish(battle_channel(battle))
+            live.publish(channel)
     if not moved:
-        raise ValidationError("You are not presenting this battle.")
+        raise ValidationError(f"You are not presenting this {_what(of)}.")
 
 
-def presentation_stop(*, battle: Battle, by) -> None:
+def stop_presenting(of: dict, *, lead: int, channel: str, by) -> None:
     with transaction.atomic():
-        current = Presentation.objects.filter(battle=battle).first()
+        current = Presentation.objects.filter(**of).first()
         if current is None:
             return
-        if by.pk not in (current.presenter_id, presentation_lead(battle)):
-            raise ValidationError(f"{current.presenter.username} is presenting this battle.")
+        if by.pk not in (current.presenter_id, lead):
+            raise ValidationError(f"{current.presenter.username} is presenting this {_what(of)}.")
         current.delete()
-        live.publish(battle_channel(battle))
+        live.publish(channel)

@@ -231,6 +231,7 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsa
             else reverse("battle_follow", kwargs={"code": battle.code})
         ),
         "presentation": presentation,
+        "present_url": reverse("battle_present", kwargs={"code": battle.code}),
         "can_present": not shared and may_present(battle, request.user),
         # Only someone the service would let start now sees the start control (21.3).
         "can_take_over": not shared and may_take_over(battle, presentation, request.user),

@@ -259,6 +259,9 @@ RATE_LIMITS = {
     # is opened once per follower, and again only when it breaks.
     "battle_presented": ("300/m", {"GET", "HEAD"}),
     "battle_presented_stream": ("30/m", {"GET", "HEAD"}),
+    # The same for a played game's presentation (battles/play/presenting.py).
+    "play_presented": ("300/m", {"GET", "HEAD"}),
+    "play_presented_stream": ("30/m", {"GET", "HEAD"}),
     "battle_shared_og": ("60/m", {"GET", "HEAD"}),
     # Not a URL: any POST carrying a portrait file, on whichever page (ratelimit.py).
     "portrait_upload": ("10/m", {"POST"}),

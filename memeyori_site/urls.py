@@ -25,6 +25,11 @@ urlpatterns = [
         battle_views.battle_presented_stream,
         name="battle_presented_stream",
     ),
+    path(
+        "live/play/p/<str:token>/",
+        play_views.play_presented_stream,
+        name="play_presented_stream",
+    ),
     path("live/play/<str:code>/", play_views.play_stream, name="play_stream"),
     path("battles/", include("battles.urls")),
     path("labs/", include("battles.lab.urls")),

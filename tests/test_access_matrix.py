@@ -110,11 +110,17 @@ RULES = {
     # The matrix posts a form; plan.json takes JSON: the owner gets a clear 400.
     "play_plan": (OWNER, "POST", 400),
     "play_shared_state": (SHARED, "GET", 200),
+    # Presenter mode on a game (battles/play/presenting.py): as a battle's.
+    "play_present": (OWNER, "POST", 302),
+    "play_follow": (OWNER, "GET", 200),
+    "play_shared_follow": (SHARED, "GET", 200),
+    "play_presented": (POLL, "GET", 200),
+    "play_presented_stream": (POLL, "GET", 204),
     # Alice started the friend game: her own invite sends her back to it.
     "play_join": (INVITE, "POST", 302),
 }
 # A URL whose happy path needs another action than the shared payload's.
-PAYLOAD_FOR = {"battle_present": {"action": "start"}}
+PAYLOAD_FOR = {"battle_present": {"action": "start"}, "play_present": {"action": "start"}}
 # What carol, who sits at alice's table, may do where alice shares with "my tables".
 MEMBER_READS = {VIEW, MEMBER}
 # A lab is private, unlisted or public on its own (issue 14), never "my tables": sharing
@@ -190,6 +196,12 @@ def world(alice, types):
     lab.refresh_from_db()
     game = play_services.start_game(user=alice, party=party, opponent="ai", party_b=other, seed=3)
     play_services.share_game(game)
+    Presentation.objects.create(
+        game=game,
+        presenter=alice,
+        html='<section id="viewer">',
+        html_shared='<section id="viewer">',
+    )
     friend_game = play_services.start_game(user=alice, party=party, opponent="friend")
     # A complete, valid post for every form: a missing ownership check would save it.
     payload = {
@@ -257,6 +269,17 @@ def urls_for(name: str, world) -> list[str]:
         return [reverse(name, kwargs={"token": world["game"].share_token})]
     if name == "play_invite":
         return [reverse(name, kwargs={"code": world["friend_game"].code})]
+    if name in ("play_presented", "play_presented_stream"):
+        game = world["game"]
+        p = game.presentation
+        member = "?as=" + play_views._signer.sign(f"u{game.created_by_id}")
+        shared = "?as=" + play_views._signer.sign("s" + play_views._share_digest(game.share_token))
+        return [
+            reverse(name, kwargs={"token": p.token}) + member,
+            reverse(name, kwargs={"token": p.token_shared}) + shared,
+        ]
+    if name == "play_shared_follow":
+        return [reverse(name, kwargs={"token": world["game"].share_token})]
     if name in ("play_status", "play_stream"):
         holder = "?as=" + play_views._signer.sign(f"u{world['game'].created_by_id}")
         return [reverse(name, kwargs={"code": world["game"].code}) + holder]

@@ -18,19 +18,27 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core import signing
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponseNotModified, JsonResponse
+from django.db.models import Q
+from django.http import (
+    Http404,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotModified,
+    JsonResponse,
+)
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
 
-from battles.forms import ViewerForm
+from battles.forms import PresentForm, ViewerForm
+from battles.models import Presentation
 from cards.tables.services import get_table_for_member
 from memeyori_site import live
 from memeyori_site.confirm import confirm_page
 from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
-from . import present, services, watch
+from . import present, presenting, services, watch
 from .forms import JoinForm, NewGameForm, PlanForm, ShareGameForm, TableGameForm
 from .models import Game, GameKind, GameStatus
 
@@ -466,11 +474,28 @@ def _watch(request, game: Game, sides: list[int], base_url: str, *, shared: bool
         round_no=form.cleaned_data["round"],
         step=form.cleaned_data["step"],
     )
+    presentation = presenting.current(game)
     context |= {
         "game": game,
         "sides": sides,
         "resolved": resolved,
         "shared": shared,
+        # Presenter mode (the viewer's own controls, as on a stored battle's page).
+        "presentation": presentation,
+        "can_present": not shared and presenting.may_present(game, request.user),
+        "can_take_over": (
+            not shared and presenting.may_take_over(game, presentation, request.user)
+        ),
+        "is_presenter": (
+            not shared and presentation is not None and presentation.presenter_id == request.user.pk
+        ),
+        "present_url": reverse("play_present", kwargs={"code": game.code}),
+        "present_noun": "game",
+        "follow_url": (
+            reverse("play_shared_follow", kwargs={"token": game.share_token})
+            if shared
+            else reverse("play_follow", kwargs={"code": game.code})
+        ),
         "deadline": _deadline(game),
         "live": _live_urls(request, game, shared=shared),
         "is_creator": request.user.pk == game.created_by_id,
@@ -544,6 +569,166 @@ def play_share(request, code):
     return redirect(_watch_url(game, None))
 
 
+# --- Presenter mode: one person steps through the resolved rounds, the group follows ---
+# (presenting.py; the poll and the stream answer as a stored battle's do, battles.views)
+
+
+@require_post
+@login_required
+def play_present(request, code):
+    """Start, move or stop presenting the game. With htmx (the presenter's own steps) a
+    204, or a 409 with the reason; as a plain form, back to the watch page at the step."""
+    game = _game(code)
+    if not presenting.may_present(game, request.user):
+        raise Http404
+    form = PresentForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Unknown presenter action.")
+    action, round_no, step = (form.cleaned_data[k] for k in ("action", "round", "step"))
+    # Messages go beside the present controls, where the presenter is looking (21.3).
+    here = {"extra_tags": "in-place"}
+    try:
+        if action == "stop":
+            presenting.stop(game, by=request.user)
+            if not request.htmx:
+                messages.success(request, "You stopped presenting.", **here)
+        elif action == "start":
+            shown = presenting.start(game, by=request.user, round_no=round_no, step=step)
+            round_no, step = shown.round, shown.step
+            if not request.htmx:
+                messages.success(request, "You are presenting: followers see your step.", **here)
+        else:
+            presenting.move(game, by=request.user, round_no=round_no, step=step)
+    except ValidationError as e:
+        if request.htmx:
+            return HttpResponse("; ".join(e.messages), status=409, content_type="text/plain")
+        messages.error(request, "; ".join(e.messages), **here)
+    if request.htmx:
+        return HttpResponse(status=204)
+    url = _watch_url(game, round_no if round_no is not None else None)
+    step_query = f"&step={step}" if round_no is not None and step is not None else ""
+    return redirect(f"{url}{step_query}#present")
+
+
+def _follow_answer(request, game: Game, *, shared: bool) -> JsonResponse:
+    presentation = presenting.current(game)
+    if presentation is None:
+        return JsonResponse({"poll": None})
+    token = presentation.token_shared if shared else presentation.token
+    query = "?as=" + _signer.sign(_holder(request, game, shared=shared))
+    return JsonResponse(
+        {
+            "poll": reverse("play_presented", kwargs={"token": token}) + query,
+            "stream": reverse("play_presented_stream", kwargs={"token": token}) + query,
+            "presenter": presentation.presenter.username,
+        }
+    )
+
+
+@require_safe
+def play_follow(request, code):
+    """Where a player or table member finds the presentation to follow."""
+    game = _game(code)
+    if not _sides_of(game, request.user) and not services.can_watch(game, request.user):
+        raise Http404
+    return _follow_answer(request, game, shared=False)
+
+
+@require_safe
+@noindex
+def play_shared_follow(request, token):
+    game = Game.objects.filter(share_token=token).first()
+    if game is None or not token or not services.can_watch(game, None, share_token=token):
+        raise Http404
+    return _follow_answer(request, game, shared=True)
+
+
+@dataclass(frozen=True)
+class Presented:
+    html: str
+    etag: str
+    channel: str
+
+
+def _presented(token: str, signed_holder: str) -> Presented | None:
+    """The presented step behind a poll token, if its holder may watch the game now: a
+    member token for a signed-in watcher, a visitor token for the share link's holder."""
+    if not token:
+        return None
+    presentation = (
+        Presentation.objects.filter(Q(token=token) | Q(token_shared=token), game__isnull=False)
+        .select_related("game")
+        .first()
+    )
+    if presentation is None or not _holder_may_watch(presentation.game, signed_holder):
+        return None
+    shared = presentation.token_shared == token
+    if shared != _signer.unsign(signed_holder).startswith("s"):
+        return None
+    return Presented(
+        html=presentation.html_shared if shared else presentation.html,
+        etag=f'"{presentation.version}{"s" if shared else "m"}"',
+        channel=presenting.channel(presentation.game),
+    )
+
+
+@require_safe
+@noindex
+def play_presented(request, token):
+    """The followers' poll: a 304 while the presenter has not moved, else the step's
+    viewer (rendered once, when the presenter moved); a 204 while it has nothing for this
+    follower yet (a share link made after the presenter's last step)."""
+    presented = _presented(token, request.GET.get("as", ""))
+    if presented is None:
+        raise Http404
+    if request.headers.get("If-None-Match") == presented.etag:
+        response = HttpResponseNotModified()
+    elif not presented.html:
+        response = HttpResponse(status=204)
+    else:
+        response = HttpResponse(presented.html)
+    response["ETag"] = presented.etag
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+@dataclass(frozen=True)
+class PresentedFeed:
+    """A follower's stream of a game's presented step (memeyori_site/live.py)."""
+
+    token: str
+    signed_holder: str
+    channel: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.token}|{self.signed_holder}"
+
+    def read(self) -> live.Event | None:
+        presented = _presented(self.token, self.signed_holder)
+        if presented is None or presented.channel != self.channel:
+            return None
+        return live.Event(id=presented.etag, data=presented.html)
+
+
+def _open_feed(token: str, signed_holder: str):
+    presented = _presented(token, signed_holder)
+    if presented is None:
+        return None, None
+    feed = PresentedFeed(token, signed_holder, presented.channel)
+    return feed, feed.read()
+
+
+@require_safe
+async def play_presented_stream(request, token):
+    """The followers' stream: each step pushed as it is presented, for as long as the
+    holder may watch the game."""
+    feed, first = await sync_to_async(_open_feed)(token, request.GET.get("as", ""))
+    if feed is None or first is None:
+        raise Http404
+    return await live.stream(request, feed, first)
+
+
 # --- Live: "it changed", then each client fetches its own view ---------------------------
 # A stream or poll URL names its holder, signed (as battles.views does for presentations):
 # the user the page was made for, or the share link it came through. Each answer checks
@@ -558,14 +743,16 @@ def _share_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()[:24]
 
 
+def _holder(request, game: Game, *, shared: bool) -> str:
+    if shared:
+        return "s" + _share_digest(game.share_token or "")
+    return f"u{request.user.pk}" if request.user.is_authenticated else "a"
+
+
 def _live_urls(request, game: Game, *, shared: bool) -> dict:
     if game.status == GameStatus.FINISHED:
         return {}
-    if shared:
-        holder = "s" + _share_digest(game.share_token or "")
-    else:
-        holder = f"u{request.user.pk}" if request.user.is_authenticated else "a"
-    query = "?as=" + _signer.sign(holder)
+    query = "?as=" + _signer.sign(_holder(request, game, shared=shared))
     return {
         "stream": reverse("play_stream", kwargs={"code": game.code}) + query,
         "poll": reverse("play_status", kwargs={"code": game.code}) + query,

@@ -271,7 +271,7 @@
       .then(function (response) { return response.ok ? response.json() : null; })
       .then(function (data) {
         if (!following) return;
-        if (!data || !data.poll) { setFollowing(false, "Nobody is presenting this battle."); return; }
+        if (!data || !data.poll) { setFollowing(false, "Nobody is presenting right now."); return; }
         if (data.poll !== pollUrl) { pollUrl = data.poll; etag = null; }
         streamUrl = data.stream || null;
         if (streamUrl && window.EventSource) { stream(); } else { poll(); }
