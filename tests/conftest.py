@@ -37,14 +37,15 @@ def _isolated(request, settings, tmp_path, django_db_setup, django_db_blocker):
     settings.MEDIA_ROOT = tmp_path / "media"
     # Rate-limit counts live in the cache (a table in the test database); each test starts
     # with none spent.
+    uses_database = request.node.get_closest_marker("django_db") is not None or bool(
+        {"db", "transactional_db", "live_server"} & set(request.fixturenames)
+    )
     with django_db_blocker.unblock():
-        cache.clear()
-        if request.node.get_closest_marker("django_db") is None and not {
-            "db",
-            "transactional_db",
-            "live_server",
-        } & set(request.fixturenames):
-            # A test without the database does not keep a connection to it open.
+        if uses_database:
+            cache.clear()
+        else:
+            # A test without the database does not keep a connection to it open, nor
+            # touch the cache: run alone, its file sets up no test database at all.
             connection.close()
     # Tasks run inside the request that enqueues them, unless a test asks for the queue
     # (the `queued_tasks` fixture) to see what a person sees while a worker is busy.

@@ -1,6 +1,7 @@
 """Determinism and invariants over a few hundred whole battles of the demo parties."""
 
 import itertools
+import json
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -10,7 +11,7 @@ from battles.engine import damage as dmg
 from battles.engine.dice import count_hits, judge
 from battles.engine.model import RESONANCE_MAX
 from battles.engine.run import log_json, simulate
-from battles.engine.state import apply, initial_state, round_frames, state_at
+from battles.engine.state import apply, frame_end, initial_state, round_frames, state_at
 from battles.snapshot import character_row, demo_snapshot, party_row, snapshot
 from cards import stats
 
@@ -132,6 +133,16 @@ def test_round_frames_give_the_same_state_as_folding_from_the_start(policies):
         apply(state, event)
     last = frames[-1]
     assert state_at(log, frames, last["round"], len(log["events"]) - last["first_event"]) == state
+
+
+def test_stepping_through_a_battle_leaves_its_stored_frames_as_they_were():
+    log = simulate(demo_snapshot("Sunrise Squad", "Night Shift"), seed=5, policies=("greedy",) * 2)
+    frames = round_frames(log)
+    stored = json.dumps(frames, sort_keys=True)
+    for frame in frames:
+        end = frame_end(frames, frame["round"], len(log["events"]))
+        state_at(log, frames, frame["round"], end - frame["first_event"])
+    assert json.dumps(frames, sort_keys=True) == stored
 
 
 TYPES = ["Ether", "Blaze", "Tide", "Verdant"]
