@@ -95,13 +95,20 @@ def _measure(mode: str, side: int) -> tuple[int, float, float, str]:
     return int(size), float(mb), float(cpu), outcome
 
 
+def _ratio(value: float, reference: float) -> str:
+    # A small file's decode can stay under the peak the child's start-up already set, so
+    # its reference may measure 0 (quick mode's files do): no ratio, rather than a crash.
+    return f"{value / reference:.2f}x" if reference > 0 else "n/a (reference too small to measure)"
+
+
 def bench_portraits() -> None:
     results = [(label, *_measure(mode, side)) for label, mode, side, _ in CASES]
     for (label, size, mb, cpu, outcome), (*_, ref) in zip(results, CASES, strict=True):
         _, _, ref_mb, ref_cpu, _ = results[ref]
         print(
             f"portraits: {label} ({size / 1024:.0f} KB): +{mb:.0f} MB peak, {cpu:.2f} s CPU, "
-            f"{outcome}; {mb / ref_mb:.2f}x the reference's memory, {cpu / ref_cpu:.2f}x its CPU"
+            f"{outcome}; {_ratio(mb, ref_mb)} the reference's memory, "
+            f"{_ratio(cpu, ref_cpu)} its CPU"
         )
 
 
