@@ -4,8 +4,6 @@ The viewer keeps one frame per round (computed once and stored with the battle),
 jumping to round N folds at most that round's events, never the whole battle.
 """
 
-import copy
-
 
 def initial_state(log: dict) -> dict:
     return {
@@ -58,14 +56,25 @@ def apply(state: dict, event: dict) -> None:
         state["winner"] = event["winner"]
 
 
+def copy_state(state: dict) -> dict:
+    """A copy that shares nothing `apply` changes: as copy.deepcopy would give, for the
+    shape above, at a fraction of its cost (a stored battle's frames take one a round)."""
+    return {
+        **state,
+        "hp": dict(state["hp"]),
+        "status": dict(state["status"]),
+        "sides": [{**side, "slots": list(side["slots"])} for side in state["sides"]],
+    }
+
+
 def round_frames(log: dict) -> list[dict]:
     """One frame per round (index = round; 0 is the setup): where it starts, and its state."""
     state = initial_state(log)
-    frames = [{"round": 0, "first_event": 0, "state": copy.deepcopy(state)}]
+    frames = [{"round": 0, "first_event": 0, "state": copy_state(state)}]
     for index, event in enumerate(log["events"]):
         if event["kind"] == "round_start":
             frames.append(
-                {"round": event["round"], "first_event": index, "state": copy.deepcopy(state)}
+                {"round": event["round"], "first_event": index, "state": copy_state(state)}
             )
         apply(state, event)
     return frames
@@ -79,7 +88,7 @@ def frame_end(frames: list[dict], round_no: int, total_events: int) -> int:
 def state_at(log: dict, frames: list[dict], round_no: int, step: int) -> dict:
     """The state after `step` events of round `round_no`, from that round's frame."""
     frame = frames[round_no]
-    state = copy.deepcopy(frame["state"])
+    state = copy_state(frame["state"])
     for event in log["events"][frame["first_event"] : frame["first_event"] + step]:
         apply(state, event)
     return state
