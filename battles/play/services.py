@@ -310,6 +310,12 @@ def revoke_invite(game: Game) -> None:
 
 
 # -- the round -----------------------------------------------------------------------------
+# What _advance and its callers (a timeout, a forfeit) change on the game's row: saving
+# only these leaves the snapshot (the row's biggest field, never changed after the start)
+# unwritten each round.
+ADVANCED = ["round", "round_started_at", "status", "forfeit_side", "forfeit_round", "updated"]
+
+
 def _advance(game: Game, replay: _Replay) -> None:
     """Bring the row up to what the replay says: the round being planned, or the end (an
     ordinary stored Battle, linked from the game). Inside the caller's transaction."""
@@ -320,16 +326,17 @@ def _advance(game: Game, replay: _Replay) -> None:
             game.round = played.needed.round
             game.round_started_at = now
         game.status = GameStatus.PLANNING
-        game.save()
+        game.save(update_fields=ADVANCED)
         return
     log = played.log
     game.status = GameStatus.FINISHED
     game.winner = log["result"]["winner"]
     game.round = log["result"]["rounds"]
+    # By key: the owner and the parties are not loaded for this.
     game.battle = Battle.objects.create(
-        owner=game.created_by,
-        party_a=game.party_a,
-        party_b=game.party_b,
+        owner_id=game.created_by_id,
+        party_a_id=game.party_a_id,
+        party_b_id=game.party_b_id,
         name_a=game.name_a,
         name_b=game.name_b,
         snapshot=game.snapshot,
@@ -342,9 +349,9 @@ def _advance(game: Game, replay: _Replay) -> None:
         winner=log["result"]["winner"],
         rounds=log["result"]["rounds"],
         visibility=BattleVisibility.PRIVATE,
-        table=game.table,
+        table_id=game.table_id,
     )
-    game.save()
+    game.save(update_fields=[*ADVANCED, "winner", "battle"])
 
 
 def _write_timeouts(game: Game, replay: _Replay) -> None:
@@ -392,6 +399,8 @@ def _refresh(game: Game, locked: Game) -> None:
         "updated",
     ):
         setattr(game, f, getattr(locked, f))
+    if locked.battle_id is not None and Game.battle.is_cached(locked):
+        game.battle = locked.battle
 
 
 def _check_side(game: Game, side) -> int:
@@ -596,6 +605,8 @@ def _fighter_row(f) -> dict:
 
 
 def _battle_url(game: Game) -> str:
+    if Game.battle.is_cached(game):
+        return reverse("battle", kwargs={"code": game.battle.code})
     # Only the code: a finished game's battle row carries the whole log.
     code = Battle.objects.filter(pk=game.battle_id).values_list("code", flat=True).first()
     return reverse("battle", kwargs={"code": code})
