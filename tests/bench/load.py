@@ -30,7 +30,8 @@ HOST = "127.0.0.1"
 PORT = int(os.environ.get("LOAD_PORT", "8011"))
 CLIENTS = int(os.environ.get("LOAD_CLIENTS", "32"))
 SECONDS = min(60.0, float(os.environ.get("LOAD_SECONDS", "30")))
-WORKERS = int(os.environ.get("LOAD_WORKERS", str((os.cpu_count() or 2) * 2 + 1)))
+# As `make serve`: one asgi worker per core (the Makefile says why).
+WORKERS = int(os.environ.get("LOAD_WORKERS", str(os.cpu_count() or 2)))
 TASK_WORKERS = int(os.environ.get("LOAD_TASK_WORKERS", "2"))
 BESIDE = os.environ.get("LOAD_BESIDE", "1") != "0"
 
