@@ -325,3 +325,17 @@ def test_the_renderer_reads_card_css_with_its_fixed_tokens_written_in(settings):
     assert pdf.inline_fixed_tokens(both) == both
     one = ".a { --x: #111111; } .c { color: var(--x); }"
     assert pdf.inline_fixed_tokens(one) == ".a { --x: #111111; } .c { color: #111111; }"
+
+
+@pytest.mark.django_db
+def test_every_demo_card_prints_without_cut_text():
+    """What a GM prints first: no demo Mastercard or move card has text cut (the demo's
+    Rank 6 Glacielk, six cards and a flavour line, did until the last step led tighter)."""
+    from cards.demo import seed_demo
+    from cards.models import Archon, Memeyori
+
+    seed_demo()
+    faces = [
+        f for model in (Memeyori, Archon) for c in model.objects.all() for f in character_faces(c)
+    ]
+    assert sheet_pdf(faces).preflight == []
