@@ -5,7 +5,6 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlencode
 
-from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core import signing
@@ -617,43 +616,20 @@ def battle_presented(request, token):
     return response
 
 
-@dataclass(frozen=True)
-class PresentedFeed:
-    """A follower's stream of the presented step (memeyori_site/live.py)."""
-
-    token: str
-    signed_holder: str
-    channel: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.token}|{self.signed_holder}"
-
-    def read(self) -> live.Event | None:
-        with connection.cursor() as cursor:
-            presented = _presented(cursor, self.token, self.signed_holder)
-            if presented is None or presented.channel != self.channel:
-                return None
-            return live.Event(id=presented.etag, data=_presented_step_html(cursor, presented))
-
-
-def _open_feed(token: str, signed_holder: str):
+def _presented_step(token: str, signed_holder: str) -> tuple[str, str, str] | None:
+    """What the stream pushes (live.stream_presented): the step's ETag, HTML and channel."""
     with connection.cursor() as cursor:
         presented = _presented(cursor, token, signed_holder)
-    if presented is None:
-        return None, None
-    feed = PresentedFeed(token, signed_holder, presented.channel)
-    return feed, feed.read()
+        if presented is None:
+            return None
+        return presented.etag, _presented_step_html(cursor, presented), presented.channel
 
 
 @require_safe
 async def battle_presented_stream(request, token):
     """The followers' stream: each step pushed as it is presented (Server-Sent Events),
     for as long as the holder could open the battle."""
-    feed, first = await sync_to_async(_open_feed)(token, request.GET.get("as", ""))
-    if feed is None or first is None:
-        raise Http404
-    return await live.stream(request, feed, first)
+    return await live.stream_presented(request, token, _presented_step)
 
 
 @require_safe

@@ -31,14 +31,16 @@ import asyncio
 import logging
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections, transaction
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 
 log = logging.getLogger(__name__)
 
@@ -293,6 +295,43 @@ async def stream(request, feed: Feed, first: Event | None = None):
     # Proxies (nginx) would otherwise buffer the stream and deliver it in lumps.
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+# A presented step (a stored battle's presentation, or a played game's): what a follower
+# may see behind a poll token, found by `find(token, signed_holder)` as (event id, the
+# step's HTML, channel), or None while that holder may not follow.
+FindStep = Callable[[str, str], "tuple[str, str, str] | None"]
+
+
+@dataclass(frozen=True)
+class StepFeed:
+    """A follower's stream of a presented step."""
+
+    token: str
+    signed_holder: str
+    channel: str
+    find: FindStep
+
+    @property
+    def key(self) -> str:
+        return f"{self.token}|{self.signed_holder}"
+
+    def read(self) -> Event | None:
+        found = self.find(self.token, self.signed_holder)
+        if found is None or found[2] != self.channel:
+            return None
+        return Event(id=found[0], data=found[1])
+
+
+async def stream_presented(request, token: str, find: FindStep):
+    """The followers' stream of a presented step, for as long as `find` lets its holder
+    follow; a 404 when it does not on connect."""
+    signed_holder = request.GET.get("as", "")
+    found = await sync_to_async(find)(token, signed_holder)
+    if found is None:
+        raise Http404
+    feed = StepFeed(token, signed_holder, found[2], find)
+    return await stream(request, feed, Event(id=found[0], data=found[1]))
 
 
 async def _solo_read(feed: Feed) -> Event | None:

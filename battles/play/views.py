@@ -692,41 +692,17 @@ def play_presented(request, token):
     return response
 
 
-@dataclass(frozen=True)
-class PresentedFeed:
-    """A follower's stream of a game's presented step (memeyori_site/live.py)."""
-
-    token: str
-    signed_holder: str
-    channel: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.token}|{self.signed_holder}"
-
-    def read(self) -> live.Event | None:
-        presented = _presented(self.token, self.signed_holder)
-        if presented is None or presented.channel != self.channel:
-            return None
-        return live.Event(id=presented.etag, data=presented.html)
-
-
-def _open_feed(token: str, signed_holder: str):
+def _presented_step(token: str, signed_holder: str) -> tuple[str, str, str] | None:
+    """What the stream pushes (live.stream_presented): the step's ETag, HTML and channel."""
     presented = _presented(token, signed_holder)
-    if presented is None:
-        return None, None
-    feed = PresentedFeed(token, signed_holder, presented.channel)
-    return feed, feed.read()
+    return None if presented is None else (presented.etag, presented.html, presented.channel)
 
 
 @require_safe
 async def play_presented_stream(request, token):
     """The followers' stream: each step pushed as it is presented, for as long as the
     holder may watch the game."""
-    feed, first = await sync_to_async(_open_feed)(token, request.GET.get("as", ""))
-    if feed is None or first is None:
-        raise Http404
-    return await live.stream(request, feed, first)
+    return await live.stream_presented(request, token, _presented_step)
 
 
 # --- Live: "it changed", then each client fetches its own view ---------------------------
