@@ -36,3 +36,23 @@ def screenshot(page, name: str, *, a11y: bool = True):
         check_a11y(page)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / f"{re.sub(r'[^a-z0-9_-]+', '-', name.lower())}.png")
+
+
+DESKTOP = {"viewport": {"width": 1366, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+def signed_in(browser, base_url: str, user, **options):
+    """A new browser context signed in as `user` on the site at `base_url` (a session made
+    by Django's test client, its cookie handed to the browser), and a page in it."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(**options)
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base_url}]
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    return context, page

@@ -3,8 +3,10 @@ test can look for one side's hand in what the other side is sent."""
 
 import re
 
+from cards.models import TableMembership
 from cards.services import party_set_memeyori
-from tests.conftest import make_archon, make_card, make_memeyori, make_party
+from cards.tables.services import table_create
+from tests.conftest import make_archon, make_card, make_memeyori, make_party, make_user
 
 CARDS = [
     # (name, category, power, mp_cost, quick)
@@ -77,3 +79,23 @@ def hand_words(state: dict) -> set[str]:
 def leaks(text: str, words: set[str]) -> list[str]:
     """The words found in text, as whole tokens (A1.2 is not found in A1.20)."""
     return sorted(w for w in words if re.search(rf"(?<![\w.]){re.escape(w)}(?![\w.])", text))
+
+
+TABLE_PEOPLE = ("gwen", "ana", "ben", "cal", "dee")
+
+
+def table_game(types):
+    """A table game: Gwen the GM pairs Ana's Sunrise and Ben's Night; Cal sits at the
+    table, Dee does not. Returns (users by name, the table, the game)."""
+    from battles.play import services
+
+    users = {name: make_user(name) for name in TABLE_PEOPLE}
+    table = table_create(gm=users["gwen"], name="Sunday")
+    for name in ("ana", "ben", "cal"):
+        TableMembership.objects.create(table=table, user=users[name])
+    sun = make_side(users["ana"], types, "Sunrise", prefix="Sun", visibility="tables")
+    moon = make_side(users["ben"], types, "Night", prefix="Moon", visibility="tables")
+    game = services.start_game(
+        user=users["gwen"], party=sun, opponent="table", party_b=moon, table=table, seed=3
+    )
+    return users, table, game

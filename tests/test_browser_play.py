@@ -5,31 +5,15 @@ checked with axe-core and screenshotted; the waiting side moves on by itself."""
 import re
 
 import pytest
-from django.test import Client
 from playwright.sync_api import expect
 
 from battles.play import services
 from battles.play.models import Game
 from tests.playing import hand_words, leaks, make_side
 
-from .browser import screenshot
+from .browser import DESKTOP, PHONE, screenshot, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-DESKTOP = {"viewport": {"width": 1366, "height": 900}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-
-
-def signed_in(_browser, live_server, user, **options):
-    client = Client()
-    client.force_login(user)
-    context = _browser.new_context(**options)
-    context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value,
-          "url": live_server.url}]
-    )  # fmt: skip
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    return context, page
 
 
 def tab_to(page, selector: str, *, limit: int = 200):
@@ -59,8 +43,8 @@ def test_two_players_play_three_rounds_desktop_and_phone_keyboard(
 ):
     make_side(alice, types, "Sunrise", prefix="Sun", archon=True)
     make_side(bob, types, "Night", prefix="Moon")
-    desk_ctx, desk = signed_in(_browser, live_server, alice, **DESKTOP)
-    phone_ctx, phone = signed_in(_browser, live_server, bob, **PHONE)
+    desk_ctx, desk = signed_in(_browser, live_server.url, alice, **DESKTOP)
+    phone_ctx, phone = signed_in(_browser, live_server.url, bob, **PHONE)
     try:
         # Alice starts a friend game from the form, with a two-minute time limit.
         desk.goto(f"{live_server.url}/play/new/")

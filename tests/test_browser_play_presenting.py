@@ -4,47 +4,22 @@ desktop, a member follows on a phone, and each step arrives down the stream; the
 being planned never shows (issue 17)."""
 
 import pytest
-from django.test import Client
 from playwright.sync_api import expect
 
 from battles.play import services
-from cards.models import TableMembership
-from cards.tables.services import table_create
-from tests.conftest import make_user
-from tests.playing import affordable_plan, hand_words, leaks, make_side
+from tests.playing import affordable_plan, hand_words, leaks, table_game
 
 from . import servers
-from .browser import screenshot
+from .browser import DESKTOP, PHONE, screenshot, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-DESKTOP = {"viewport": {"width": 1366, "height": 900}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-
-
-def signed_in(_browser, base_url, user, **options):
-    client = Client()
-    client.force_login(user)
-    context = _browser.new_context(**options)
-    context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base_url}]
-    )
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    return context, page
 
 
 def test_the_gm_presents_a_game_in_progress_and_a_phone_follows_by_stream(
     _browser, types, settings, tmp_path
 ):
-    gwen, ana, ben, cal = (make_user(n) for n in ("gwen", "ana", "ben", "cal"))
-    table = table_create(gm=gwen, name="Sunday")
-    for user in (ana, ben, cal):
-        TableMembership.objects.create(table=table, user=user)
-    sun = make_side(ana, types, "Sunrise", prefix="Sun", visibility="tables")
-    moon = make_side(ben, types, "Night", prefix="Moon", visibility="tables")
-    game = services.start_game(
-        user=gwen, party=sun, opponent="table", party_b=moon, table=table, seed=3
-    )
+    users, _table, game = table_game(types)
+    gwen, cal = users["gwen"], users["cal"]
     for side in (0, 1):
         services.submit_plan(
             game, side, 1, {"cards": affordable_plan(services.game_state(game, side))}

@@ -12,9 +12,7 @@ from django.urls import reverse
 
 from battles.play import services, views
 from cards.models import TableMembership
-from cards.tables.services import table_create
-from tests.conftest import make_user
-from tests.playing import hand_words, leaks, make_side
+from tests.playing import hand_words, leaks, table_game
 
 pytestmark = pytest.mark.django_db
 
@@ -23,16 +21,8 @@ ROLES = ("gm", "player_a", "player_b", "member", "stranger", "visitor")
 
 @pytest.fixture
 def world(types):
-    users = {name: make_user(name) for name in ("gwen", "ana", "ben", "cal", "dee")}
-    table = table_create(gm=users["gwen"], name="Sunday")
-    for name in ("ana", "ben", "cal"):
-        TableMembership.objects.create(table=table, user=users[name])
-    sun = make_side(users["ana"], types, "Sunrise", prefix="Sun", visibility="tables")
-    moon = make_side(users["ben"], types, "Night", prefix="Moon", visibility="tables")
-    game = services.start_game(
-        user=users["gwen"], party=sun, opponent="table", party_b=moon, table=table, seed=3
-    )
-    friend = services.start_game(user=users["ana"], party=sun, opponent="friend", seed=4)
+    users, table, game = table_game(types)
+    friend = services.start_game(user=users["ana"], party=game.party_a, opponent="friend", seed=4)
     clients = {"visitor": Client()}
     for role, name in zip(ROLES, ("gwen", "ana", "ben", "cal", "dee"), strict=False):
         clients[role] = Client()

@@ -12,26 +12,16 @@ from django.urls import reverse
 from battles.models import Presentation
 from battles.play import presenting, services
 from cards.models import TableMembership
-from cards.tables.services import table_create
-from tests.conftest import make_user
-from tests.playing import affordable_plan, hand_words, leaks, make_side
+from tests.playing import affordable_plan, hand_words, leaks, make_side, table_game
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world(types):
-    """A table game (Gwen the GM pairs Ana's Sunrise and Ben's Night; Cal sits at the
-    table, Dee does not) with round 1 resolved and Ana's plan for round 2 in."""
-    users = {name: make_user(name) for name in ("gwen", "ana", "ben", "cal", "dee")}
-    table = table_create(gm=users["gwen"], name="Sunday")
-    for name in ("ana", "ben", "cal"):
-        TableMembership.objects.create(table=table, user=users[name])
-    sun = make_side(users["ana"], types, "Sunrise", prefix="Sun", visibility="tables")
-    moon = make_side(users["ben"], types, "Night", prefix="Moon", visibility="tables")
-    game = services.start_game(
-        user=users["gwen"], party=sun, opponent="table", party_b=moon, table=table, seed=3
-    )
+    """A table game (tests.playing.table_game: Gwen the GM, Ana and Ben play, Cal sits at
+    the table, Dee does not) with round 1 resolved and Ana's plan for round 2 in."""
+    users, table, game = table_game(types)
     for side in (0, 1):
         state = services.game_state(game, side)
         services.submit_plan(game, side, 1, {"cards": affordable_plan(state)})

@@ -605,7 +605,7 @@ def play_present(request, code):
         messages.error(request, "; ".join(e.messages), **here)
     if request.htmx:
         return HttpResponse(status=204)
-    url = _watch_url(game, round_no if round_no is not None else None)
+    url = _watch_url(game, round_no)
     step_query = f"&step={step}" if round_no is not None and step is not None else ""
     return redirect(f"{url}{step_query}#present")
 
