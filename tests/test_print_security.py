@@ -55,6 +55,22 @@ def test_unescaped_markup_would_still_be_refused_by_the_fetcher(tmp_path):
     assert result.pages == 1
 
 
+def test_a_render_loads_no_certificates_for_the_network_it_never_uses(monkeypatch):
+    # WeasyPrint's fetcher would make a default SSL context (the system's CA certificates,
+    # 50 ms) for every render; ours answers every URL itself, so it must not.
+    import ssl
+
+    pdf.render_job(pdf.RenderJob(html="<p>warm</p>", roots=_roots()))  # WeasyPrint's import
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a render made a default SSL context")
+
+    monkeypatch.setattr(ssl, "create_default_context", refuse)
+    monkeypatch.setattr(ssl, "_create_default_https_context", refuse)
+    result = pdf.render_job(pdf.RenderJob(html="<p>hello</p>", roots=_roots()))
+    assert result.pages == 1
+
+
 @pytest.mark.parametrize(
     "url",
     [
