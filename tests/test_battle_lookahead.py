@@ -3,7 +3,8 @@
 
 import random
 
-from battles.engine import lookahead, plan, start
+from battles.engine import lookahead1 as lookahead
+from battles.engine import plan, start
 from battles.engine.battle import Engine
 from battles.engine.model import battle_input
 from battles.engine.policies import GREEDY, LOOKAHEAD, POLICIES
@@ -79,3 +80,61 @@ def test_side_b_plans_the_same_whatever_side_a_planned():
         plans.append([(p.card.id, p.tier, p.target) for p in planned_b])
         assert bool(planned_a) == (side_a is busy)
     assert plans[0] == plans[1]
+
+
+# Battles lookahead version 1 played, as recorded when version 2 came (frozen inputs from
+# tests/golden.py): (snapshot, seed, side A's policy, side B's), and the SHA-256 of the full
+# log and of the summary-mode summary.
+LOOKAHEAD_1_BATTLES = [
+    ("Cold Front vs Wild Bunch", 5, ("lookahead", 1), ("greedy", 2)),
+    ("Sunrise Squad vs Night Shift", 8, ("greedy", 2), ("lookahead", 1)),
+    ("Night Shift vs Cold Front", 21, ("lookahead", 1), ("lookahead", 1)),
+    ("random 0", 3, ("lookahead", 1), ("greedy", 2)),
+]
+LOOKAHEAD_1_DIGESTS = [
+    (
+        "4ef24c9d355722ae3566578a8fbede96d52dc7ec002754d41b0ce343f6b3a24a",
+        "a0b7215bd7e5bbae9fc06749d84316f65dd35c86961b3aadcef7d53b32c7c9da",
+    ),
+    (
+        "29e6c8c1c0ccbd390dc41e45f0041096999cde69208a832e313d5f0376443add",
+        "02abfcbff8ae444e526d9f8e77ed63f2f413d4a931247652f02b4e1a85c7aafb",
+    ),
+    (
+        "29c69dff076886722cfd3fa36644bce4ac6e449ad0ed041e4080992418738930",
+        "f4fbeed7be5411b6f1608c1e0ff889ae12f88f4cf268c9afedce585f52682e99",
+    ),
+    (
+        "7a71d48fc286d5546d3cd37d724b2c055b61b351abb68828a65eeb490498f56c",
+        "f2716b9244f88065e02fdc6e8ccdea410820b2e57d63d16047e8f1923137cda8",
+    ),
+]
+
+
+def _lookahead_1_digests() -> list[tuple[str, str]]:
+    import hashlib
+    import json
+
+    from battles.engine.battle import run_battle, run_summary
+    from battles.engine.run import chosen_policies, input_for
+    from tests import golden
+
+    snapshots = dict(golden.demo_snapshots())
+    snapshots["random 0"] = golden.random_snapshots()[0]
+    out = []
+    for name, seed, side_a, side_b in LOOKAHEAD_1_BATTLES:
+        data = input_for(snapshots[name])
+        chosen = chosen_policies((side_a[0], side_b[0]), (side_a[1], side_b[1]))
+        log = log_json(run_battle(data, chosen, random.Random(seed), seed=seed))
+        summary = run_summary(data, chosen, random.Random(seed), seed=seed)
+        out.append(
+            tuple(
+                hashlib.sha256(text.encode()).hexdigest()
+                for text in (log, json.dumps(summary, separators=(",", ":")))
+            )
+        )
+    return out
+
+
+def test_battles_lookahead_1_played_replay_to_the_byte():
+    assert _lookahead_1_digests() == LOOKAHEAD_1_DIGESTS

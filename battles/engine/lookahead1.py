@@ -1,4 +1,6 @@
-"""`lookahead`: candidate plans scored by playing out the rest of the round and the next.
+"""`lookahead` version 1, frozen: stored battles it played replay with it, so nothing here
+changes (the current version is lookahead.py). Candidate plans scored by playing out the
+rest of the round and the next few.
 
 For each decision of a plan (the Switch, the Archon summon, the cards) it weighs a few
 candidates: greedy's choice and its neighbours (no Switch, another Switch; summon or not;
