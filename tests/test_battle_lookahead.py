@@ -1,13 +1,15 @@
-"""The lookahead policy: deterministic for a seed, and blind to what a player cannot see
-(the enemy's hand, draw pile and plan, its own draw pile's order, the battle's dice)."""
+"""The lookahead policy, each version: deterministic for a seed, and blind to what a player
+cannot see (the enemy's hand, draw pile and plan, its own draw pile's order, the battle's
+dice); and version 1 still plays the battles it played."""
 
 import random
 
-from battles.engine import lookahead1 as lookahead
-from battles.engine import plan, start
+import pytest
+
+from battles.engine import lookahead, lookahead1, plan, start
 from battles.engine.battle import Engine
 from battles.engine.model import battle_input
-from battles.engine.policies import GREEDY, LOOKAHEAD, POLICIES
+from battles.engine.policies import GREEDY, LOOKAHEAD, LOOKAHEAD_1, POLICIES, policy_version
 from battles.engine.run import log_json, simulate
 from battles.snapshot import demo_snapshot
 
@@ -20,7 +22,11 @@ def _round_one(a="Sunrise Squad", b="Night Shift", seed=11, policies=(LOOKAHEAD,
     return engine
 
 
-def _decide(engine, side_index=0):
+# Every version's module: each keeps its promises of hidden information.
+VERSIONS = pytest.mark.parametrize("module", [lookahead1, lookahead], ids=["v1", "v2"])
+
+
+def _decide(engine, side_index=0, module=lookahead):
     """Lookahead's Switch and cards for a side, as plan_round would ask for them."""
     from battles.engine.field import EnemyView, View
 
@@ -28,27 +34,31 @@ def _decide(engine, side_index=0):
     enemy = engine.sides[1 - side_index]
     enemies = tuple(EnemyView(f.id, f.spec, f.hp) for f in enemy.field())
     view = View(engine, engine.sides[side_index], enemies, engine.round)
-    return lookahead.switch(view, engine.rng), lookahead.plays(view, engine.rng)
+    return module.switch(view, engine.rng), module.plays(view, engine.rng)
 
 
 def test_lookahead_is_registered_and_replays_to_the_byte():
-    assert POLICIES["lookahead"] is LOOKAHEAD and LOOKAHEAD.version == 1
+    assert POLICIES["lookahead"] is LOOKAHEAD and LOOKAHEAD.version == 2
+    assert policy_version("lookahead", 1) is LOOKAHEAD_1 and LOOKAHEAD_1.version == 1
+    assert policy_version("lookahead", 2) is LOOKAHEAD
     snap = demo_snapshot("Cold Front", "Wild Bunch")
     first = simulate(snap, seed=5, policies=("lookahead", "greedy"))
-    assert first["policies"] == ["lookahead", "greedy"] and first["policy_versions"] == [1, 2]
+    assert first["policies"] == ["lookahead", "greedy"] and first["policy_versions"] == [2, 2]
     assert log_json(first) == log_json(simulate(snap, seed=5, policies=("lookahead", "greedy")))
 
 
-def test_it_draws_one_number_from_the_battle_generator_per_plan():
+@VERSIONS
+def test_it_draws_one_number_from_the_battle_generator_per_plan(module):
     engine = _round_one()
     before = random.Random()
     before.setstate(engine.rng.getstate())
-    _decide(engine)
+    _decide(engine, module=module)
     before.random()
     assert engine.rng.getstate() == before.getstate()
 
 
-def test_its_plan_does_not_depend_on_the_enemys_real_hand_or_draw_pile():
+@VERSIONS
+def test_its_plan_does_not_depend_on_the_enemys_real_hand_or_draw_pile(module):
     engine = _round_one()
     other = _round_one()
     enemy = other.sides[1]
@@ -57,17 +67,19 @@ def test_its_plan_does_not_depend_on_the_enemys_real_hand_or_draw_pile():
     swap = len(enemy.hand)
     enemy.hand, enemy.pile = enemy.pile[-swap:], enemy.pile[:-swap][::-1] + enemy.hand
     assert sorted(c.id for c in enemy.hand) != sorted(c.id for c in engine.sides[1].hand)
-    assert _decide(engine) == _decide(other)
+    assert _decide(engine, module=module) == _decide(other, module=module)
 
 
-def test_its_plan_does_not_depend_on_the_order_of_its_own_draw_pile():
+@VERSIONS
+def test_its_plan_does_not_depend_on_the_order_of_its_own_draw_pile(module):
     engine = _round_one()
     other = _round_one()
     other.sides[0].pile.reverse()
-    assert _decide(engine) == _decide(other)
+    assert _decide(engine, module=module) == _decide(other, module=module)
 
 
-def test_side_b_plans_the_same_whatever_side_a_planned():
+@pytest.mark.parametrize("policy", [LOOKAHEAD_1, LOOKAHEAD], ids=["v1", "v2"])
+def test_side_b_plans_the_same_whatever_side_a_planned(policy):
     from battles.engine.field import Policy
 
     # Side A's plans differ in everything that draws no die: its cards and their targets.
@@ -75,7 +87,7 @@ def test_side_b_plans_the_same_whatever_side_a_planned():
     busy = Policy("busy", lambda v, r: None, lambda v, r: False, GREEDY.plays)
     plans = []
     for side_a in (idle, busy):
-        engine = _round_one(policies=(side_a, LOOKAHEAD), seed=12)
+        engine = _round_one(policies=(side_a, policy), seed=12)
         planned_a, planned_b = plan.plan_round(engine)
         plans.append([(p.card.id, p.tier, p.target) for p in planned_b])
         assert bool(planned_a) == (side_a is busy)
