@@ -1,12 +1,15 @@
-"""The lookahead policy: deterministic for a seed, and blind to what a player cannot see
-(the enemy's hand, draw pile and plan, its own draw pile's order, the battle's dice)."""
+"""The lookahead policy, each version: deterministic for a seed, and blind to what a player
+cannot see (the enemy's hand, draw pile and plan, its own draw pile's order, the battle's
+dice); and version 1 still plays the battles it played."""
 
 import random
 
-from battles.engine import lookahead, plan, start
+import pytest
+
+from battles.engine import lookahead, lookahead1, plan, start
 from battles.engine.battle import Engine
 from battles.engine.model import battle_input
-from battles.engine.policies import GREEDY, LOOKAHEAD, POLICIES
+from battles.engine.policies import GREEDY, LOOKAHEAD, LOOKAHEAD_1, POLICIES, policy_version
 from battles.engine.run import log_json, simulate
 from battles.snapshot import demo_snapshot
 
@@ -19,7 +22,11 @@ def _round_one(a="Sunrise Squad", b="Night Shift", seed=11, policies=(LOOKAHEAD,
     return engine
 
 
-def _decide(engine, side_index=0):
+# Every version's module: each keeps its promises of hidden information.
+VERSIONS = pytest.mark.parametrize("module", [lookahead1, lookahead], ids=["v1", "v2"])
+
+
+def _decide(engine, side_index=0, module=lookahead):
     """Lookahead's Switch and cards for a side, as plan_round would ask for them."""
     from battles.engine.field import EnemyView, View
 
@@ -27,27 +34,31 @@ def _decide(engine, side_index=0):
     enemy = engine.sides[1 - side_index]
     enemies = tuple(EnemyView(f.id, f.spec, f.hp) for f in enemy.field())
     view = View(engine, engine.sides[side_index], enemies, engine.round)
-    return lookahead.switch(view, engine.rng), lookahead.plays(view, engine.rng)
+    return module.switch(view, engine.rng), module.plays(view, engine.rng)
 
 
 def test_lookahead_is_registered_and_replays_to_the_byte():
-    assert POLICIES["lookahead"] is LOOKAHEAD and LOOKAHEAD.version == 1
+    assert POLICIES["lookahead"] is LOOKAHEAD and LOOKAHEAD.version == 2
+    assert policy_version("lookahead", 1) is LOOKAHEAD_1 and LOOKAHEAD_1.version == 1
+    assert policy_version("lookahead", 2) is LOOKAHEAD
     snap = demo_snapshot("Cold Front", "Wild Bunch")
     first = simulate(snap, seed=5, policies=("lookahead", "greedy"))
-    assert first["policies"] == ["lookahead", "greedy"] and first["policy_versions"] == [1, 2]
+    assert first["policies"] == ["lookahead", "greedy"] and first["policy_versions"] == [2, 2]
     assert log_json(first) == log_json(simulate(snap, seed=5, policies=("lookahead", "greedy")))
 
 
-def test_it_draws_one_number_from_the_battle_generator_per_plan():
+@VERSIONS
+def test_it_draws_one_number_from_the_battle_generator_per_plan(module):
     engine = _round_one()
     before = random.Random()
     before.setstate(engine.rng.getstate())
-    _decide(engine)
+    _decide(engine, module=module)
     before.random()
     assert engine.rng.getstate() == before.getstate()
 
 
-def test_its_plan_does_not_depend_on_the_enemys_real_hand_or_draw_pile():
+@VERSIONS
+def test_its_plan_does_not_depend_on_the_enemys_real_hand_or_draw_pile(module):
     engine = _round_one()
     other = _round_one()
     enemy = other.sides[1]
@@ -56,17 +67,19 @@ def test_its_plan_does_not_depend_on_the_enemys_real_hand_or_draw_pile():
     swap = len(enemy.hand)
     enemy.hand, enemy.pile = enemy.pile[-swap:], enemy.pile[:-swap][::-1] + enemy.hand
     assert sorted(c.id for c in enemy.hand) != sorted(c.id for c in engine.sides[1].hand)
-    assert _decide(engine) == _decide(other)
+    assert _decide(engine, module=module) == _decide(other, module=module)
 
 
-def test_its_plan_does_not_depend_on_the_order_of_its_own_draw_pile():
+@VERSIONS
+def test_its_plan_does_not_depend_on_the_order_of_its_own_draw_pile(module):
     engine = _round_one()
     other = _round_one()
     other.sides[0].pile.reverse()
-    assert _decide(engine) == _decide(other)
+    assert _decide(engine, module=module) == _decide(other, module=module)
 
 
-def test_side_b_plans_the_same_whatever_side_a_planned():
+@pytest.mark.parametrize("policy", [LOOKAHEAD_1, LOOKAHEAD], ids=["v1", "v2"])
+def test_side_b_plans_the_same_whatever_side_a_planned(policy):
     from battles.engine.field import Policy
 
     # Side A's plans differ in everything that draws no die: its cards and their targets.
@@ -74,8 +87,66 @@ def test_side_b_plans_the_same_whatever_side_a_planned():
     busy = Policy("busy", lambda v, r: None, lambda v, r: False, GREEDY.plays)
     plans = []
     for side_a in (idle, busy):
-        engine = _round_one(policies=(side_a, LOOKAHEAD), seed=12)
+        engine = _round_one(policies=(side_a, policy), seed=12)
         planned_a, planned_b = plan.plan_round(engine)
         plans.append([(p.card.id, p.tier, p.target) for p in planned_b])
         assert bool(planned_a) == (side_a is busy)
     assert plans[0] == plans[1]
+
+
+# Battles lookahead version 1 played, as recorded when version 2 came (frozen inputs from
+# tests/golden.py): (snapshot, seed, side A's policy, side B's), and the SHA-256 of the full
+# log and of the summary-mode summary.
+LOOKAHEAD_1_BATTLES = [
+    ("Cold Front vs Wild Bunch", 5, ("lookahead", 1), ("greedy", 2)),
+    ("Sunrise Squad vs Night Shift", 8, ("greedy", 2), ("lookahead", 1)),
+    ("Night Shift vs Cold Front", 21, ("lookahead", 1), ("lookahead", 1)),
+    ("random 0", 3, ("lookahead", 1), ("greedy", 2)),
+]
+LOOKAHEAD_1_DIGESTS = [
+    (
+        "4ef24c9d355722ae3566578a8fbede96d52dc7ec002754d41b0ce343f6b3a24a",
+        "a0b7215bd7e5bbae9fc06749d84316f65dd35c86961b3aadcef7d53b32c7c9da",
+    ),
+    (
+        "29e6c8c1c0ccbd390dc41e45f0041096999cde69208a832e313d5f0376443add",
+        "02abfcbff8ae444e526d9f8e77ed63f2f413d4a931247652f02b4e1a85c7aafb",
+    ),
+    (
+        "29c69dff076886722cfd3fa36644bce4ac6e449ad0ed041e4080992418738930",
+        "f4fbeed7be5411b6f1608c1e0ff889ae12f88f4cf268c9afedce585f52682e99",
+    ),
+    (
+        "7a71d48fc286d5546d3cd37d724b2c055b61b351abb68828a65eeb490498f56c",
+        "f2716b9244f88065e02fdc6e8ccdea410820b2e57d63d16047e8f1923137cda8",
+    ),
+]
+
+
+def _lookahead_1_digests() -> list[tuple[str, str]]:
+    import hashlib
+    import json
+
+    from battles.engine.battle import run_battle, run_summary
+    from battles.engine.run import chosen_policies, input_for
+    from tests import golden
+
+    snapshots = dict(golden.demo_snapshots())
+    snapshots["random 0"] = golden.random_snapshots()[0]
+    out = []
+    for name, seed, side_a, side_b in LOOKAHEAD_1_BATTLES:
+        data = input_for(snapshots[name])
+        chosen = chosen_policies((side_a[0], side_b[0]), (side_a[1], side_b[1]))
+        log = log_json(run_battle(data, chosen, random.Random(seed), seed=seed))
+        summary = run_summary(data, chosen, random.Random(seed), seed=seed)
+        out.append(
+            tuple(
+                hashlib.sha256(text.encode()).hexdigest()
+                for text in (log, json.dumps(summary, separators=(",", ":")))
+            )
+        )
+    return out
+
+
+def test_battles_lookahead_1_played_replay_to_the_byte():
+    assert _lookahead_1_digests() == LOOKAHEAD_1_DIGESTS

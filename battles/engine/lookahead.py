@@ -1,16 +1,29 @@
-"""`lookahead`: candidate plans scored by playing out the rest of the round and the next.
+"""`lookahead` version 2: more candidates, and greedy's choice unless another is surely better.
 
-For each decision of a plan (the Switch, the Archon summon, the cards) it weighs a few
-candidates: greedy's choice and its neighbours (no Switch, another Switch; summon or not;
-greedy's cards, the same cards all aimed at one enemy, at their highest Tier, without the
-heals, version 1's cards). Each candidate is played out in `SAMPLES` sampled worlds with
-the engine's own rules (plan, resolve, settle, end, start: nothing re-implemented), the
-enemy planning by greedy in each world, both sides by greedy in the next round, and scored
-by what is left: a side's Memeyori count 1 each while conscious plus their HP fraction,
+For each decision of a plan (the Switch, the Archon summon, the cards) it weighs candidates
+and plays each out in sampled worlds with the engine's own rules (plan, resolve, settle,
+end, start: nothing re-implemented), the enemy planning by greedy in each world and both
+sides by greedy in the `EXTRA_ROUNDS` rounds after this one, and scores a world by what is
+left (as version 1: a side's Memeyori count 1 each while conscious plus their HP fraction,
 its Archon on the field half that, its Resonance a little; a won battle is worth +100, a
-lost one -100. The candidate with the best mean wins; ties go to the earlier (greedy's).
+lost one -100).
 
-It sees what a player at the table sees, and nothing else:
+What version 2 changes from version 1 (lookahead1.py):
+- more candidates. Switch: greedy's (or none), no Switch, version 1's greedy's, and each
+  rescue (the Memeyori on the field with the lowest HP fraction out, any stored one in).
+  Cards: version 1's (greedy's cards; all aimed at one enemy; without the heals; every
+  attack at its highest Tier; greedy version 1's cards), and greedy's cards with one attack
+  aimed elsewhere, one card held back, one card a Tier up or down, and greedy's own plan
+  against each enemy alone.
+- greedy's choice stands unless another is surely better. Version 1 took the best mean
+  over ten worlds, and with a few candidates a lucky one often won: measured against many
+  worlds played out to the end, its picks did no better than greedy's own. Here each
+  candidate's gain over greedy's choice is counted world by world (the same worlds, the
+  same dice), a candidate with no gain in the first `FIRST` worlds is dropped, and one
+  displaces greedy's choice only if its mean gain over all `SAMPLES` worlds, less `DOUBT`
+  standard errors, is above zero (the largest such wins).
+
+It sees what a player at the table sees, and nothing else, exactly as version 1:
 - its own hand, discard pile and the *contents* of its draw pile, never their order: each
   world shuffles its draw pile anew;
 - the enemy field as it stood before either side planned (View.enemies), the enemy's
@@ -21,46 +34,34 @@ It sees what a player at the table sees, and nothing else:
 Its dice are its own: one number drawn from the battle's generator per plan seeds a
 private `random.Random`, which seeds every world, so a battle stays deterministic for a
 seed and the policy never reads or copies the battle generator's state. The worlds share
-their seeds across candidates (common random numbers), so candidates are compared on the
-same dice and the same enemy hands.
+their seeds across candidates and decisions (common random numbers), so candidates are
+compared on the same dice and the same enemy hands.
 
-Its choices are made of greedy version 2's and version 1's (`_GREEDY`, the variants): a
-change to either, or to a number below, makes a new lookahead version.
+The sampled world, its tally sink and the score are version 1's (lookahead1.py, frozen).
+Its choices are made of greedy version 2's and version 1's: a change to either, or to a
+number below, makes a new lookahead version.
 """
 
+import math
 import random
-from collections import defaultdict
 
 from . import end, greedy, greedy1, plan, resolve, start
-from .dice import shuffle
-from .field import DISMISSED, FIELD, KO, STORED, EnemyView, Policy, Side, View
-from .model import ARCHON_SUMMON_COST, TIER_COST
+from .field import DISMISSED, FIELD, KO, STORED, EnemyView, View
+from .lookahead1 import _summon, _world
+from .model import TIER_COST
 
-VERSION = 1
-SAMPLES = 10  # worlds per candidate
+VERSION = 2
+SAMPLES = 12  # worlds per candidate
+FIRST = 5  # a candidate no better than greedy's in these first worlds is dropped
+DOUBT = 1.0  # standard errors a candidate's mean gain over greedy's must clear
 EXTRA_ROUNDS = 5  # rounds played out after this one, both sides by greedy
 WIN = 100.0
 RESONANCE_WORTH = 0.02  # per unit, against 1 for a conscious Memeyori
 ARCHON_WORTH = 0.5
+HP_WORTH = 1.0  # a Memeyori at full HP, on top of the 1 it counts while conscious
+HAND_WORTH = 0.0  # per card in hand
 
 _new_tuple = tuple.__new__
-# The enemy model in every world, and both sides' play in the rounds after this one.
-_GREEDY = Policy("greedy", greedy.switch, greedy.summon, greedy.plays, version=greedy.VERSION)
-
-
-class _Sink:
-    """Summary mode's tally for a sampled world: counts nobody reads."""
-
-    def __init__(self):
-        self.sides = [defaultdict(int), defaultdict(int)]
-        self.combatants = defaultdict(lambda: defaultdict(int))
-        self.cards = defaultdict(lambda: defaultdict(int))
-
-    def planned(self, side) -> None:
-        pass
-
-    def card(self, *args) -> None:
-        pass
 
 
 class _Known:
@@ -99,71 +100,10 @@ class _Known:
 
 def _known(view: View, rng) -> _Known:
     """This plan's knowledge, made once per plan (at its first decision)."""
-    known = view.memo.get("lookahead")
+    known = view.memo.get("lookahead2")
     if known is None or known.view is not view:
-        known = view.memo["lookahead"] = _Known(view, rng)
+        known = view.memo["lookahead2"] = _Known(view, rng)
     return known
-
-
-def _world(known: _Known, seed: int):
-    """A sampled copy of the battle: our side as it is, the enemy as planning began."""
-    real = known.view._engine
-    world = object.__new__(type(real))
-    world.chart = real.chart
-    world.rng = rng = random.Random(seed)
-    world.events = None
-    world.tally = _Sink()
-    world.memos = real.memos
-    world.blows = real.blows
-    world.round = real.round
-    world.upheavals = 0
-    world.shown = None
-    world.policies = (_GREEDY, _GREEDY)
-    sides = []
-    by_id = {}
-    for real_side in real.sides:
-        side = Side(real_side.index, real_side.spec)
-        for f in [*side.roster, *([side.archon] if side.archon else [])]:
-            by_id[f.id] = f
-        sides.append(side)
-    me, enemy = sides[known.me], sides[1 - known.me]
-    mine = real.sides[known.me]
-    for f in [*mine.roster, *([mine.archon] if mine.archon else [])]:
-        copy = by_id[f.id]
-        copy.hp, copy.status, copy.played_nonquick, copy.fielded = (
-            f.hp, f.status, f.played_nonquick, f.fielded,
-        )  # fmt: skip
-    me.slots = [by_id[f.id] if f is not None else None for f in mine.slots]
-    me.resonance, me.mp = mine.resonance, mine.mp
-    me.hand, me.discard, me.in_play = list(mine.hand), list(mine.discard), list(mine.in_play)
-    me.pile = sorted(mine.pile, key=_card_id)  # its contents; the order is not ours to know
-    shuffle(rng, me.pile)
-    me.heirs = {out: by_id[f.id] for out, f in mine.heirs.items()}
-    me.last_switch = mine.last_switch
-    for fid, status, hp in known.enemy:
-        f = by_id[fid]
-        f.status, f.hp, f.fielded = status, hp, status == FIELD
-    field = [by_id[e.id] for e in known.view.enemies if by_id[e.id] is not enemy.archon]
-    enemy.slots = (field + [None, None, None])[:3]
-    pool = list(known.pool)
-    shuffle(rng, pool)
-    enemy.hand, enemy.pile = pool[: known.hand_size], pool[known.hand_size :]
-    enemy.resonance, enemy.mp = known.resonance, enemy.spec.mp
-    last = real.sides[1 - known.me].last_switch
-    enemy.last_switch = last if last is not None and last[0] < real.round else None
-    world.sides = sides
-    world.by_id = by_id
-    world.owners = {c.id: f for f in by_id.values() for c in f.spec.cards}
-    return world
-
-
-def _card_id(card) -> str:
-    return card.id
-
-
-def _summon(world, side) -> None:
-    world.spend(side, ARCHON_SUMMON_COST, "archon summon")
-    world.bring_in(side, side.archon)
 
 
 def _greedy_side(world, side, enemies) -> list:
@@ -178,13 +118,13 @@ def _greedy_side(world, side, enemies) -> list:
 
 
 def _material(side) -> float:
-    total = side.resonance * RESONANCE_WORTH
+    total = side.resonance * RESONANCE_WORTH + len(side.hand) * HAND_WORTH
     for f in side.roster:
         if f.hp > 0 and f.status != KO:
-            total += 1 + f.hp / f.spec.max_hp
+            total += 1 + HP_WORTH * f.hp / f.spec.max_hp
     archon = side.archon
     if archon is not None and archon.status == FIELD and archon.hp > 0:
-        total += ARCHON_WORTH * (1 + archon.hp / archon.spec.max_hp)
+        total += ARCHON_WORTH * (1 + HP_WORTH * archon.hp / archon.spec.max_hp)
     return total
 
 
@@ -233,25 +173,51 @@ def _play_out(known: _Known, seed: int, switch=False, summon=None, plays=None) -
     return _score(world, known.me)
 
 
-def _best(known: _Known, candidates: list[dict]):
-    """The index of the candidate with the best mean score (the first on a tie)."""
-    best, best_score = 0, None
-    for index, candidate in enumerate(candidates):
-        score = sum(_play_out(known, seed, **candidate) for seed in known.seeds)
-        if best_score is None or score > best_score:
-            best, best_score = index, score
+def _best(known: _Known, candidates: list[dict]) -> int:
+    """The index of the candidate most surely better than the first (greedy's), or 0.
+
+    Each candidate is played out in the same `SAMPLES` worlds as the first; its gain in a
+    world is its score there minus the first's. One whose gains in the first `FIRST`
+    worlds sum to nothing or less is dropped; the others count by the mean of their gains
+    less `DOUBT` standard errors of that mean, so that one better only on average over a
+    few lucky worlds does not displace greedy's choice (ties to the earlier)."""
+    seeds = known.seeds
+    first = [_play_out(known, seed, **candidates[0]) for seed in seeds]
+    count = len(seeds)
+    best, best_bound = 0, 0.0
+    for index in range(1, len(candidates)):
+        candidate = candidates[index]
+        gains = [
+            _play_out(known, seed, **candidate) - base
+            for seed, base in zip(seeds[:FIRST], first, strict=False)
+        ]
+        if sum(gains) <= 0:  # no better than greedy's in the first worlds: dropped
+            continue
+        gains += [
+            _play_out(known, seed, **candidate) - base
+            for seed, base in zip(seeds[FIRST:], first[FIRST:], strict=True)
+        ]
+        mean = sum(gains) / count
+        spread = sum((g - mean) ** 2 for g in gains) / (count - 1)
+        bound = mean - DOUBT * math.sqrt(spread / count)
+        if bound > best_bound:
+            best, best_bound = index, bound
     return best
 
 
 def switch(view: View, rng):
-    """No Switch, greedy's, or version 1's: whichever plays out best."""
+    """Greedy's Switch (or none), unless none, version 1's or a rescue surely plays out better."""
     known = _known(view, rng)
-    options = [None]
-    for choice in (greedy.switch(view, rng), greedy1.greedy_switch(view, rng)):
-        if choice is not None and choice not in options:
+    options = [greedy.switch(view, rng)]  # greedy's first: the one to beat
+    # A rescue: the most hurt Memeyori on the field (by HP fraction) out, any stored one in.
+    field = [f for f in view.side.slots if f is not None and f.alive]
+    hurt = min(field, key=lambda f: f.hp / f.spec.max_hp, default=None)
+    rescues = [(o, i) for o, i in view.switch_options() if hurt is not None and o == hurt.id]
+    for choice in (None, greedy1.greedy_switch(view, rng), *rescues):
+        if choice not in options:
             options.append(choice)
     if len(options) == 1:
-        return None
+        return options[0]
     return options[_best(known, [{"switch": o} for o in options])]
 
 
@@ -275,12 +241,12 @@ def _variants(view: View, rng) -> list[list]:
             out.append(plays)
 
     support = {cid for cid, _, _ in base if cards[cid].category == "support"}
+    # Version 1's neighbours.
     for target in view.enemy_ids:
         add([(cid, tier, t if cid in support else target) for cid, tier, t in base])
     add([p for p in base if p[0] not in support])
-    # Every attack at its highest Tier the Resonance allows, in plan order.
-    left = side.resonance - (greedy.UPKEEP_ROUNDS if side.archon_active() else 0)
-    left -= sum(TIER_COST[tier] for _, tier, _ in base)
+    spare = side.resonance - sum(TIER_COST[tier] for _, tier, _ in base)
+    left = spare - (greedy.UPKEEP_ROUNDS if side.archon_active() else 0)
     tiered = []
     for cid, tier, target in base:
         left += TIER_COST[tier]
@@ -292,6 +258,26 @@ def _variants(view: View, rng) -> list[list]:
         tiered.append((cid, best, target))
     add(tiered)
     add(greedy1.greedy_plays(view, rng))
+    # Greedy's plan against each enemy alone (its Tiers and order for that target).
+    if len(view.enemies) > 1:
+        for enemy in view.enemies:
+            alone = View(view._engine, side, (enemy,), view.round)
+            add(greedy.plays(alone, rng))
+    # One attack aimed elsewhere.
+    for index, (cid, tier, target) in enumerate(base):
+        if cid in support:
+            continue
+        for other in view.enemy_ids:
+            if other != target:
+                add([*base[:index], (cid, tier, other), *base[index + 1 :]])
+    # One card held back (the cards after it cost no more without it).
+    for index in range(len(base)):
+        add([*base[:index], *base[index + 1 :]])
+    # One card a Tier up or down.
+    for index, (cid, tier, target) in enumerate(base):
+        for t in cards[cid].tiers():
+            if t != tier and TIER_COST[t] - TIER_COST[tier] <= spare:
+                add([*base[:index], (cid, t, target), *base[index + 1 :]])
     return out
 
 

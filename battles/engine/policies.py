@@ -11,11 +11,14 @@ version; the old one stays here, unchanged, for as long as battles made with it 
 
 - `greedy` 2 (greedy.py): one round at a time, by rules; 1 (greedy1.py): the first greedy.
 - `random` 1: each choice uniform among the legal ones.
-- `lookahead` 1 (lookahead.py): greedy's choices and their neighbours, each played out over
-  sampled worlds (the rest of the round and the next), the best on average.
+- `lookahead` 2 (lookahead.py): many candidate plans (any Switch; greedy's cards, aimed
+  elsewhere, held back, a Tier up or down, greedy's plan against each enemy alone, ...),
+  each played out over sampled worlds (this round and the next five, both sides by greedy),
+  the promising ones in more worlds (successive halving), the best on average;
+  1 (lookahead1.py): greedy's choices and a few neighbours, each in ten worlds.
 """
 
-from . import greedy, greedy1, lookahead
+from . import greedy, greedy1, lookahead, lookahead1
 from .field import Policy, View
 from .model import TIER_COST
 
@@ -69,12 +72,15 @@ def random_plays(view: View, rng) -> list[tuple[str, int, str]]:
 GREEDY_1 = Policy("greedy", greedy1.greedy_switch, greedy1.greedy_summon, greedy1.greedy_plays)
 GREEDY = Policy("greedy", greedy.switch, greedy.summon, greedy.plays, version=greedy.VERSION)
 RANDOM = Policy("random", random_switch, random_summon, random_plays)
+LOOKAHEAD_1 = Policy(
+    "lookahead", lookahead1.switch, lookahead1.summon, lookahead1.plays, version=lookahead1.VERSION
+)
 LOOKAHEAD = Policy(
     "lookahead", lookahead.switch, lookahead.summon, lookahead.plays, version=lookahead.VERSION
 )
 
 # Every version that may have played a stored battle, by (name, version).
-VERSIONS = {(p.name, p.version): p for p in (GREEDY_1, GREEDY, RANDOM, LOOKAHEAD)}
+VERSIONS = {(p.name, p.version): p for p in (GREEDY_1, GREEDY, RANDOM, LOOKAHEAD_1, LOOKAHEAD)}
 # The current version of each policy: what new battles and labs play.
 POLICIES = {"greedy": GREEDY, "random": RANDOM, "lookahead": LOOKAHEAD}
 
