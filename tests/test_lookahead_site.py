@@ -51,26 +51,26 @@ def _lab_post(client, demo, **fields):
 def test_the_lab_form_says_the_lookahead_bound_and_refuses_a_lab_beyond_it(client, alice, demo):
     client.force_login(alice)
     page = client.get(reverse("lab_new")).content.decode()
-    assert "With lookahead a lab runs at most 500 battles in all" in page
-    response = _lab_post(client, demo, battles=501)
+    assert "With lookahead a lab runs at most 250 battles in all" in page
+    response = _lab_post(client, demo, battles=251)
     assert response.status_code == 400
-    assert "at most 500 battles" in response.context["form"].errors["battles"][0]
-    response = _lab_post(client, demo, battles=300, policy_b="lookahead")
     assert "at most 250 battles" in response.context["form"].errors["battles"][0]
+    response = _lab_post(client, demo, battles=150, policy_b="lookahead")
+    assert "at most 125 battles" in response.context["form"].errors["battles"][0]
     assert not Lab.objects.exists()
     # Against the field the bound counts every opponent's battles.
-    response = _lab_post(client, demo, against="field", party_b="", battles=200)
-    assert "at most 500 battles" in response.context["form"].errors["battles"][0]
+    response = _lab_post(client, demo, against="field", party_b="", battles=100)
+    assert "at most 250 battles" in response.context["form"].errors["battles"][0]
     # Greedy alone keeps the usual limits.
     response = _lab_post(client, demo, battles=5000, policy_a="greedy")
     assert response.status_code == 302
 
 
 def test_the_service_refuses_a_lookahead_lab_beyond_the_bound_too(alice, demo):
-    with pytest.raises(ValidationError, match="at most 500 battles"):
+    with pytest.raises(ValidationError, match="at most 250 battles"):
         services.lab_create(
             owner=alice, party_a=demo["Sunrise Squad"], party_b=demo["Night Shift"],
-            battles=600, seed=1, policy_a="lookahead",
+            battles=300, seed=1, policy_a="lookahead",
         )  # fmt: skip
     lab = services.lab_create(
         owner=alice, party_a=demo["Sunrise Squad"], party_b=demo["Night Shift"],

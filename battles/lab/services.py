@@ -41,10 +41,11 @@ MAX_RUNNING = 3
 # Chunks of one person's in the task queue (waiting or running) at once.
 QUEUED_PER_PERSON = 2
 ACTIVE = (LabStatus.QUEUED, LabStatus.RUNNING)
-# A lookahead plan costs about a thousand greedy plans (make bench: tests/bench/policies.py),
-# so a lab with lookahead is bounded to what one worker does in a few minutes: this many
+# A lookahead plan costs over a thousand greedy plans (make bench: tests/bench/policies.py):
+# a demo battle with lookahead (version 2) on one side takes about a second of CPU, so a
+# lab with lookahead is bounded to what one worker does in about four minutes: this many
 # battles in all with lookahead on one side, half as many with it on both.
-MAX_LOOKAHEAD_BATTLES = 500
+MAX_LOOKAHEAD_BATTLES = 250
 
 
 def lookahead_refusal(policies, total: int) -> str | None:
