@@ -3,10 +3,10 @@
 For each decision of a plan (the Switch, the Archon summon, the cards) it weighs candidates
 and plays each out in sampled worlds with the engine's own rules (plan, resolve, settle,
 end, start: nothing re-implemented), the enemy planning by greedy in each world and both
-sides by greedy in the `EXTRA_ROUNDS` rounds after this one, and scores a world by what is
-left (as version 1: a side's Memeyori count 1 each while conscious plus their HP fraction,
-its Archon on the field half that, its Resonance a little; a won battle is worth +100, a
-lost one -100).
+sides by greedy in the five rounds after this one. A world is scored by what is left, as
+in version 1 (`lookahead1._play_out`): a side's Memeyori count 1 each while conscious plus
+their HP fraction, its Archon on the field half that, its Resonance a little; a won
+battle is worth +100, a lost one -100.
 
 What version 2 changes from version 1 (lookahead1.py):
 - more candidates. Switch: greedy's (or none), no Switch, version 1's greedy's, and each
@@ -37,140 +37,31 @@ seed and the policy never reads or copies the battle generator's state. The worl
 their seeds across candidates and decisions (common random numbers), so candidates are
 compared on the same dice and the same enemy hands.
 
-The sampled world, its tally sink and the score are version 1's (lookahead1.py, frozen).
+The sampled world, its playout and its score are version 1's (lookahead1.py, frozen).
 Its choices are made of greedy version 2's and version 1's: a change to either, or to a
 number below, makes a new lookahead version.
 """
 
 import math
-import random
 
-from . import end, greedy, greedy1, plan, resolve, start
-from .field import DISMISSED, FIELD, KO, STORED, EnemyView, View
-from .lookahead1 import _summon, _world
+from . import greedy, greedy1
+from .field import View
+from .lookahead1 import _Known, _play_out
 from .model import TIER_COST
 
 VERSION = 2
 SAMPLES = 12  # worlds per candidate
 FIRST = 5  # a candidate no better than greedy's in these first worlds is dropped
 DOUBT = 1.0  # standard errors a candidate's mean gain over greedy's must clear
-EXTRA_ROUNDS = 5  # rounds played out after this one, both sides by greedy
-WIN = 100.0
-RESONANCE_WORTH = 0.02  # per unit, against 1 for a conscious Memeyori
-ARCHON_WORTH = 0.5
-HP_WORTH = 1.0  # a Memeyori at full HP, on top of the 1 it counts while conscious
-HAND_WORTH = 0.0  # per card in hand
-
-_new_tuple = tuple.__new__
-
-
-class _Known:
-    """What this side knows as it begins to plan (see the module docstring)."""
-
-    __slots__ = ("view", "seeds", "me", "my_field", "enemy", "pool", "hand_size", "resonance")
-
-    def __init__(self, view: View, rng):
-        engine = view._engine
-        side = view.side
-        self.view = view
-        private = random.Random(rng.random())  # the one draw from the battle's generator
-        self.seeds = [private.getrandbits(64) for _ in range(SAMPLES)]
-        self.me = side.index
-        # Our field as the enemy saw it when planning began (before our Switch or summon).
-        self.my_field = tuple(_new_tuple(EnemyView, (f.id, f.spec, f.hp)) for f in side.field())
-        enemy = engine.sides[1 - side.index]
-        on_field = {e.id: e.hp for e in view.enemies}
-        # (fighter id, status, hp) of every enemy combatant, as planning began.
-        self.enemy = []
-        for f in [*enemy.roster, *([enemy.archon] if enemy.archon else [])]:
-            if f.id in on_field:
-                status, hp = FIELD, on_field[f.id]
-            elif f.status == KO:
-                status, hp = KO, f.hp
-            else:
-                status, hp = (DISMISSED if f.status == DISMISSED else STORED), f.hp
-            self.enemy.append((f.id, status, hp))
-        # The cards the enemy may hold: those of its combatants on the field.
-        self.pool = [c for e in view.enemies for c in e.spec.playable_cards()]
-        shown = view.shown(enemy.index)
-        if shown is None:  # a View made by hand, outside plan_round: the opening hand
-            shown = (enemy.resonance, 2 + enemy.spec.draw)
-        self.resonance, self.hand_size = shown[0], min(shown[1], len(self.pool))
 
 
 def _known(view: View, rng) -> _Known:
-    """This plan's knowledge, made once per plan (at its first decision)."""
+    """This plan's knowledge (version 1's, with `SAMPLES` worlds), made once per plan (at
+    its first decision)."""
     known = view.memo.get("lookahead2")
     if known is None or known.view is not view:
-        known = view.memo["lookahead2"] = _Known(view, rng)
+        known = view.memo["lookahead2"] = _Known(view, rng, SAMPLES)
     return known
-
-
-def _greedy_side(world, side, enemies) -> list:
-    """One side's whole plan by greedy against `enemies` (EnemyView tuples), committed."""
-    view = View(world, side, enemies, world.round)
-    choice = greedy.switch(view, world.rng)
-    if choice is not None:
-        plan.switch(world, side, *choice)
-    if side.archon is not None and view.can_summon() and greedy.summon(view, world.rng):
-        _summon(world, side)
-    return plan.commit(world, side, greedy.plays(view, world.rng), view)
-
-
-def _material(side) -> float:
-    total = side.resonance * RESONANCE_WORTH + len(side.hand) * HAND_WORTH
-    for f in side.roster:
-        if f.hp > 0 and f.status != KO:
-            total += 1 + HP_WORTH * f.hp / f.spec.max_hp
-    archon = side.archon
-    if archon is not None and archon.status == FIELD and archon.hp > 0:
-        total += ARCHON_WORTH * (1 + HP_WORTH * archon.hp / archon.spec.max_hp)
-    return total
-
-
-def _score(world, me: int) -> float:
-    winner = end.winner(world)
-    if winner is not False:
-        return 0.0 if winner is None else (WIN if winner == me else -WIN)
-    return _material(world.sides[me]) - _material(world.sides[1 - me])
-
-
-def _play_out(known: _Known, seed: int, switch=False, summon=None, plays=None) -> float:
-    """One world's score for our candidate: `switch` (False: already decided), `summon`
-    (None: already decided), `plays` (a list of cards, or None: greedy's)."""
-    world = _world(known, seed)
-    me = world.sides[known.me]
-    enemy = world.sides[1 - known.me]
-    enemy_field = tuple(_new_tuple(EnemyView, (f.id, f.spec, f.hp)) for f in enemy.field())
-    enemy_plays = _greedy_side(world, enemy, known.my_field)
-    view = View(world, me, enemy_field, world.round)
-    if switch is not False and switch is not None:
-        plan.switch(world, me, *switch)
-    if summon or (
-        summon is None
-        and switch is not False
-        and me.archon is not None
-        and view.can_summon()
-        and greedy.summon(view, world.rng)
-    ):
-        _summon(world, me)
-    chosen = plays if plays is not None else greedy.plays(view, world.rng)
-    my_plays = plan.commit(world, me, chosen, view)
-    plans = [my_plays, enemy_plays] if known.me == 0 else [enemy_plays, my_plays]
-    if resolve.resolve_round(world, plans) or end.winner(world) is not False:
-        return _score(world, known.me)
-    end.round_end(world)
-    for _ in range(EXTRA_ROUNDS):
-        world.round += 1
-        start.round_start(world)
-        if end.winner(world) is not False:
-            break
-        if resolve.resolve_round(world, plan.plan_round(world)):
-            break
-        if end.winner(world) is not False:
-            break
-        end.round_end(world)
-    return _score(world, known.me)
 
 
 def _best(known: _Known, candidates: list[dict]) -> int:

@@ -70,12 +70,12 @@ class _Known:
 
     __slots__ = ("view", "seeds", "me", "my_field", "enemy", "pool", "hand_size", "resonance")
 
-    def __init__(self, view: View, rng):
+    def __init__(self, view: View, rng, samples: int = SAMPLES):
         engine = view._engine
         side = view.side
         self.view = view
         private = random.Random(rng.random())  # the one draw from the battle's generator
-        self.seeds = [private.getrandbits(64) for _ in range(SAMPLES)]
+        self.seeds = [private.getrandbits(64) for _ in range(samples)]
         self.me = side.index
         # Our field as the enemy saw it when planning began (before our Switch or summon).
         self.my_field = tuple(_new_tuple(EnemyView, (f.id, f.spec, f.hp)) for f in side.field())
