@@ -44,7 +44,7 @@ number below, makes a new lookahead version.
 
 import math
 
-from . import greedy, greedy1
+from . import greedy, greedy1, lookahead1
 from .field import View
 from .lookahead1 import _Known, _play_out
 from .model import TIER_COST
@@ -121,34 +121,19 @@ def summon(view: View, rng) -> bool:
 
 
 def _variants(view: View, rng) -> list[list]:
-    """Greedy's cards and their neighbours, each legal as it stands (MP, Resonance)."""
-    base = greedy.plays(view, rng)
+    """Version 1's candidates (greedy's cards first, then its neighbours) and more, each
+    legal as it stands (MP, Resonance)."""
+    out = lookahead1._variants(view, rng)
+    base = out[0]
     side = view.side
     cards = {c.id: c for c in side.hand}
-    out = [base]
 
     def add(plays):
         if plays and plays not in out:
             out.append(plays)
 
     support = {cid for cid, _, _ in base if cards[cid].category == "support"}
-    # Version 1's neighbours.
-    for target in view.enemy_ids:
-        add([(cid, tier, t if cid in support else target) for cid, tier, t in base])
-    add([p for p in base if p[0] not in support])
     spare = side.resonance - sum(TIER_COST[tier] for _, tier, _ in base)
-    left = spare - (greedy.UPKEEP_ROUNDS if side.archon_active() else 0)
-    tiered = []
-    for cid, tier, target in base:
-        left += TIER_COST[tier]
-        best = tier
-        for t in cards[cid].tiers():
-            if TIER_COST[t] <= left:
-                best = t
-        left -= TIER_COST[best]
-        tiered.append((cid, best, target))
-    add(tiered)
-    add(greedy1.greedy_plays(view, rng))
     # Greedy's plan against each enemy alone (its Tiers and order for that target).
     if len(view.enemies) > 1:
         for enemy in view.enemies:
