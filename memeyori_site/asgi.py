@@ -12,6 +12,7 @@ Two halves behind one port:
 Every response says `Server: Memeyori`: gunicorn would name itself and its version.
 """
 
+import gc
 import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memeyori_site.settings")
@@ -29,6 +30,11 @@ THREADS = int(os.environ.get("DJANGO_WSGI_THREADS", "4"))
 
 live = get_asgi_application()
 pages = WSGIMiddleware(wsgi_application, workers=THREADS)
+
+# What is loaded by now (Django, the apps, the URLconf's modules) lives as long as the
+# worker. Frozen, the garbage collector no longer walks it at each full collection: under
+# `make load` that walk paused a worker, GIL held, for about 65 ms every few hundred requests.
+gc.freeze()
 
 
 async def application(scope, receive, send):
