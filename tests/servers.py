@@ -111,11 +111,12 @@ def site_env(**extra: str) -> dict[str, str]:
 
 
 def web_server(env: dict[str, str], port: int) -> subprocess.Popen:
-    """The site as `make serve` runs it: gunicorn's asgi worker, no control socket."""
+    """The site as `make serve` runs it: gunicorn's asgi worker, no control socket, a
+    listening socket per worker."""
     proc = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "memeyori_site.asgi",
          "--worker-class", "asgi", "--workers", "1", "--bind", f"127.0.0.1:{port}",
-         "--no-control-socket", "--timeout", "60"],
+         "--no-control-socket", "--reuse-port", "--timeout", "60"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     wait_for(f"http://127.0.0.1:{port}/battles/protocol/", proc)

@@ -30,6 +30,9 @@ def test_make_serve_runs_the_same_server():
     serve = (ROOT / "Makefile").read_text().partition("\nserve:")[2].partition("\nload:")[0]
     assert re.search(r"gunicorn memeyori_site\.asgi --worker-class asgi", serve)
     assert "--no-control-socket" in serve
+    # A socket per worker, so that keep-alive clients spread over the workers.
+    assert "--reuse-port" in serve
+    assert '"--reuse-port"' in (ROOT / "tests" / "bench" / "load.py").read_text()
 
 
 def test_a_served_site_freezes_what_it_loaded_so_full_collections_skip_it(tmp_path):

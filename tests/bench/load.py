@@ -122,11 +122,11 @@ def start_server(env: dict[str, str]) -> subprocess.Popen:
     # a random one for its own log-in, and main() locks it again when the run ends.
     manage("shell", "-c", DEMO_UNLOCK, env=env)
     # As `make serve` runs it: gunicorn's asgi worker (memeyori_site/asgi.py), persistent
-    # database connections, no control socket.
+    # database connections, no control socket, a listening socket per worker.
     proc = subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "gunicorn"), "memeyori_site.asgi",
          "--worker-class", "asgi", "--bind", f"{HOST}:{PORT}", "--workers", str(WORKERS),
-         "--timeout", "60", "--no-control-socket"],
+         "--timeout", "60", "--no-control-socket", "--reuse-port"],
         cwd=ROOT, env={**env, "DATABASE_CONN_MAX_AGE": env.get("DATABASE_CONN_MAX_AGE", "600")},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
