@@ -24,7 +24,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
 
-from cards.models import TableMembership, visible_to
+from cards.models import TableMembership, get_readable_or_404
 from cards.printing import store
 from memeyori_site import live
 from memeyori_site.confirm import confirm_page
@@ -76,12 +76,14 @@ def _with_content(battle: Battle) -> Battle:
 
 def _get_battle_for_user(request, code) -> Battle:
     """The one ownership helper: the owner's battles, and public ones; else a 404."""
-    rule = visible_to(request.user, at_table=True)
+    players = None
     if request.user.is_authenticated:
         # A played game's battle is also its players' (the friend who joined, issue 17).
-        rule |= Q(game__user_a=request.user) | Q(game__user_b=request.user)
-    rows = Battle.objects.filter(rule).defer(*CONTENT)
-    return _with_content(get_object_or_404(rows, code=code))
+        players = Q(game__user_a=request.user) | Q(game__user_b=request.user)
+    rows = Battle.objects.defer(*CONTENT)
+    return _with_content(
+        get_readable_or_404(rows, request.user, at_table=True, also=players, code=code)
+    )
 
 
 def _get_owned_battle(request, code) -> Battle:

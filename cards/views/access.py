@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django_htmx.middleware import HtmxDetails
 
-from ..models import Archon, Card, Character, Memeyori, Party, visible_to
+from ..models import Archon, Card, Character, Memeyori, Party, get_readable_or_404, visible_to
 
 CHARACTER_MODELS = {"memeyori": Memeyori, "archon": Archon}
 
@@ -27,9 +27,8 @@ def character_model(kind: str):
 def get_character_for_viewer(request, kind: str, code):
     """Reading a character: its owner, or anyone when it is public."""
     model = character_model(kind)
-    return get_object_or_404(
-        model.objects.select_related("type", "owner").filter(visible_to(request.user)), code=code
-    )
+    rows = model.objects.select_related("type", "owner")
+    return get_readable_or_404(rows, request.user, code=code)
 
 
 def get_character_for_owner(request, kind: str, code):
