@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRefresh
 
-from cards.models import visible_to
+from cards.models import get_readable_or_404
 from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
@@ -26,7 +26,7 @@ from .models import Lab, LabStatus
 
 def _get_lab_for_user(request, code) -> Lab:
     """The owner's labs and public ones; else the same 404 as a code that never existed."""
-    return get_object_or_404(Lab.objects.filter(visible_to(request.user)), code=code)
+    return get_readable_or_404(Lab.objects.all(), request.user, code=code)
 
 
 def _get_owned_lab(request, code) -> Lab:

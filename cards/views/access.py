@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django_htmx.middleware import HtmxDetails
 
-from ..models import Archon, Card, Character, Memeyori, Party, get_readable_or_404, visible_to
+from ..models import Archon, Card, Character, Memeyori, Party, get_readable_or_404
 
 CHARACTER_MODELS = {"memeyori": Memeyori, "archon": Archon}
 
@@ -66,10 +66,8 @@ def get_cards_for_owner(request, kind: str, code) -> list[Card]:
 
 
 def get_party_for_viewer(request, code):
-    return get_object_or_404(
-        Party.objects.select_related("archon__type", "owner").filter(visible_to(request.user)),
-        code=code,
-    )
+    rows = Party.objects.select_related("archon__type", "owner")
+    return get_readable_or_404(rows, request.user, code=code)
 
 
 def get_party_for_owner(request, code):

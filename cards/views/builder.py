@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
@@ -13,7 +14,7 @@ from memeyori_site.http import allow, require_safe
 
 from .. import odds, stats
 from ..forms import CHARACTER_FORMS, DefenderPickForm, ReferenceDefenderForm, error_messages
-from ..models import Archon, Memeyori, visible_to
+from ..models import Archon, Memeyori, get_readable_or_404
 from ..services import character_save
 from . import live
 from .access import character_model, get_cards_for_owner, get_character_for_owner
@@ -54,12 +55,9 @@ def with_picked_defender(request, data):
     if model is None:
         return data, None
     try:
-        picked = (
-            model.objects.select_related("type", "owner")
-            .filter(visible_to(request.user))
-            .get(code=code)
-        )
-    except (model.DoesNotExist, ValidationError, ValueError):
+        rows = model.objects.select_related("type", "owner")
+        picked = get_readable_or_404(rows, request.user, code=code)
+    except (Http404, ValidationError, ValueError):
         return data, None
     derived = picked.derived
     data = data.copy()
