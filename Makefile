@@ -65,9 +65,11 @@ run: $(VENV)/.installed
 # persistent database connections, and live streams on the event loop, holding no thread.
 # No control socket: two instances on one machine would otherwise share one path.
 # --reuse-port: each worker listens on a socket of its own and the kernel spreads new
-# connections over them. On one shared socket the first worker awake accepts a whole burst
-# (make load: 27 of 32 keep-alive clients on one worker, live stats p99 180-211 ms; with it
-# 14-18 a worker, 149-157 ms). A second server started on the same port joins, not fails.
+# connections over them by their addresses. On one shared socket the first worker awake can
+# take a whole burst: make load once put 27 of its 32 keep-alive clients on one worker (live
+# stats p99 211 ms). Spread by the kernel, the split is random, not even: 8 to 20 of 32 on
+# the busier worker in 11 runs here, and the p99 follows it (139-185 ms). A second server
+# started on the same port joins this one instead of failing.
 # Plain HTTP on 127.0.0.1, so the HTTPS-only settings are relaxed here and only here.
 SERVE_PORT ?= 8000
 # One worker process per core: each runs pages in its own threads, so more processes only
