@@ -67,9 +67,9 @@ run: $(VENV)/.installed
 # --reuse-port: each worker listens on a socket of its own and the kernel spreads new
 # connections over them by their addresses. On one shared socket the first worker awake can
 # take a whole burst: make load once put 27 of its 32 keep-alive clients on one worker (live
-# stats p99 211 ms). Spread by the kernel, the split is random, not even: 8 to 20 of 32 on
-# the busier worker in 11 runs here, and the p99 follows it (139-185 ms). A second server
-# started on the same port joins this one instead of failing.
+# stats p99 211 ms). Spread by the kernel, the split is random, not even: the busier worker
+# held 17 to 24 of the 32 in 11 runs here, and the p99 follows it (139-185 ms). A second
+# server started on the same port joins this one instead of failing.
 # Plain HTTP on 127.0.0.1, so the HTTPS-only settings are relaxed here and only here.
 SERVE_PORT ?= 8000
 # One worker process per core: each runs pages in its own threads, so more processes only
