@@ -72,8 +72,8 @@ def get_readable_or_404(queryset, user, *, at_table: bool = False, also: Q | Non
 
     Public objects and the owner's own pass that rule whatever else it says, and the row
     says so itself; only the others pay for its subqueries (table mates, tables), built and
-    run in a second query. Most reads are of those two, and building and compiling the
-    subqueries was a third of a viewer step's time.
+    run in a second query. Most reads are of those two, and reading a battle through the
+    whole rule took a third of a viewer step's CPU.
     """
     try:
         found = queryset.get(**lookup)

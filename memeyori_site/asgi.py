@@ -31,9 +31,10 @@ THREADS = int(os.environ.get("DJANGO_WSGI_THREADS", "4"))
 live = get_asgi_application()
 pages = WSGIMiddleware(wsgi_application, workers=THREADS)
 
-# What is loaded by now (Django, the apps, the URLconf's modules) lives as long as the
-# worker. Frozen, the garbage collector no longer walks it at each full collection: under
-# `make load` that walk paused a worker, GIL held, for about 65 ms every few hundred requests.
+# What is loaded by now (Django, the apps and their models, the middleware) lives as long
+# as the worker. Frozen, the garbage collector no longer walks it at each full collection:
+# timed in process over the load test's pages, that walk held the GIL for about 65 ms once
+# in some 600 requests, and collections took 5.6% of the CPU instead of 2.9%.
 gc.freeze()
 
 

@@ -36,8 +36,8 @@ def test_make_serve_runs_the_same_server():
 
 
 def test_a_served_site_freezes_what_it_loaded_so_full_collections_skip_it(tmp_path):
-    # Without the freeze, a full collection walks Django and the apps again: a 65 ms pause
-    # of a worker, GIL held, every few hundred requests under make load.
+    # Without the freeze, each full collection walks Django and the apps again (a 65 ms
+    # pause, GIL held, once in some 600 requests, timed in process).
     env = servers.site_env(HOME=str(tmp_path))
     probe = "import gc, memeyori_site.asgi; print(gc.get_freeze_count())"
     frozen = subprocess.run(
