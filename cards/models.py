@@ -52,7 +52,8 @@ def visible_to(user, *, at_table: bool = False) -> Q:
 
     Battles share the "public" value, so this one rule serves every kind of object. A
     battle run at a table (`at_table`, for models with a `table` field) is also open to
-    that table's members, whatever its visibility.
+    that table's members, whatever its visibility. get_readable_or_404 reads "public" and
+    "the owner's" from the row without this Q: any rule here must keep letting both through.
     """
     if not user.is_authenticated:
         return Q(visibility=Visibility.PUBLIC)
