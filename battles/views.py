@@ -22,6 +22,7 @@ from django.http import (
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.views.decorators.vary import vary_on_headers
 
 from cards.models import TableMembership, get_readable_or_404
@@ -168,23 +169,42 @@ def battle_new(request):
     return render(request, "battles/new.html", {"form": form}, status=400 if form.errors else 200)
 
 
-def viewer_context(battle: Battle, base_url: str, round_no, step) -> dict:
-    """What the #viewer partial needs at a position; the same for every reader."""
+def viewer_context(battle: Battle, base_url: str, round_no, step, *, kept: bool = True) -> dict:
+    """What the #viewer partial needs at a position; the same for every reader.
+
+    A stored battle's log never changes, so its viewer at a step is kept rendered
+    (CACHES["fragments"]) under `fragment_key`: everything the kept parts show besides the
+    log. The view, its links and the rounds are built only when the template renders a
+    part that is not kept yet. `kept=False` (a lab's battle shown without a row) keeps
+    nothing."""
     log, frames = battle.log, battle.frames
     round_no, step = viewer.clamp_position(log, frames, round_no, step)
-    view = viewer.build(log, frames, battle.snapshot.get("types", {}), round_no, step)
+
+    def build():
+        return viewer.build(log, frames, battle.snapshot.get("types", {}), round_no, step)
+
+    view = SimpleLazyObject(build)
     # A lab's battle i, shown without being stored, carries ?m=&i= in its base URL.
     join = "&" if "?" in base_url else "?"
-    links = {
-        name: (f"{base_url}{join}round={pos[0]}&step={pos[1]}" if pos else None)
-        for name, pos in viewer.nav(view, frames, log).items()
-    }
+
+    def links():
+        return {
+            name: (f"{base_url}{join}round={pos[0]}&step={pos[1]}" if pos else None)
+            for name, pos in viewer.nav(view, frames, log).items()
+        }
+
     return {
         "battle": battle,
         "view": view,
-        "links": links,
+        "links": SimpleLazyObject(links),
         "base_url": base_url,
-        "rounds": range(view["last_round"] + 1),
+        "rounds": range(len(frames)),
+        "at_round": round_no,
+        "at_step": step,
+        # The growth heading says whether the battle counted, which its GM may change.
+        "fragment_key": (battle.code, base_url, round_no, step, battle.counts_for_growth)
+        if kept
+        else None,
     }
 
 
@@ -205,7 +225,11 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsa
             action_label="Open the battle at its start",
         )
     context = viewer_context(
-        battle, base_url, form.cleaned_data["round"], form.cleaned_data["step"]
+        battle,
+        base_url,
+        form.cleaned_data["round"],
+        form.cleaned_data["step"],
+        kept=unsaved is None,
     )
     template = "battles/viewer.html"
     if request.htmx:

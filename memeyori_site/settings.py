@@ -213,6 +213,17 @@ else:
         "default": {"BACKEND": "memeyori_site.cache.DatabaseCache", "LOCATION": "memeyori_cache"}
     }
 CACHES["default"]["KEY_PREFIX"] = CACHE_KEY_PREFIX
+# A stored battle's viewer at one step, rendered, in each web process's memory: a battle's log
+# never changes, so a kept step is never stale and no process needs another's copy (the key
+# says what else it shows, battles/views.py). Presenter followers and a shared link's
+# visitors ask for the same steps. The dev server empties it when a template is edited
+# (battles/apps.py).
+CACHES["fragments"] = {
+    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    "LOCATION": "fragments",
+    "TIMEOUT": None,
+    "OPTIONS": {"MAX_ENTRIES": 2000},
+}
 # django-ratelimit's W001 says only that these backends are not on its short list. Both
 # increment atomically across processes (Redis by INCRBY; the database cache by holding
 # the row, memeyori_site/cache.py), which tests/test_settings.py shows with several

@@ -54,6 +54,10 @@ def viewer_context(
         "links": links,
         "base_url": base_url,
         "rounds": range(view["last_round"] + 1),
+        "at_round": round_no,
+        "at_step": step,
+        # Nothing of a game is kept rendered: its rounds grow, and each side sees its own.
+        "fragment_key": None,
         "can_present": False,
         # The viewer's last step of the newest round: the place to offer the next plan.
         "at_newest_end": round_no == view["last_round"] and step == view["length"],

@@ -1,0 +1,88 @@
+"""A stored battle's viewer at a step is rendered once per web process and kept
+(CACHES["fragments"]): what every reader sees is kept, what depends on the reader or the
+moment (presenting, whether the battle counts for growth) never comes from another's copy."""
+
+import pytest
+
+from battles import viewer
+from battles.models import BattleVisibility
+from cards.models import TableMembership
+from cards.tables.services import table_create
+
+from .test_battle_pages import alice_party_shared, make_team, run
+
+
+@pytest.fixture
+def alice_party(alice, types):
+    return make_team(alice, types, "Sunrise")
+
+
+@pytest.fixture
+def bob_party(bob, types):
+    return make_team(bob, types, "Night", visibility="public")
+
+
+def _step(client, url, round_no, step):
+    response = client.get(url, {"round": round_no, "step": step}, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_step_is_built_once_and_served_again_unchanged(
+    client, monkeypatch, alice, alice_party, bob_party
+):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    built = []
+    real_build = viewer.build
+    monkeypatch.setattr(viewer, "build", lambda *a: built.append(a[3:]) or real_build(*a))
+    url = battle.get_absolute_url()
+    first = _step(client, url, 1, 2)
+    again = _step(client, url, 1, 2)
+    assert again == first and built == [(1, 2)]
+    # Another step, and the same step behind the share link (whose links differ), are built.
+    assert _step(client, url, 1, 3) != first
+    shared = _step(client, battle.share_url(), 1, 2)
+    assert built == [(1, 2), (1, 3), (1, 2)]
+    assert f'href="{battle.share_url()}?round=1&amp;step=3"' in shared
+    assert f'href="{url}?round=1&amp;step=3"' in first
+
+
+def test_a_kept_step_shows_each_reader_only_the_presenting_controls_they_may_use(
+    client, alice, bob, alice_party, bob_party
+):
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    url = battle.get_absolute_url()
+    present = "Present this battle"
+    client.force_login(alice)
+    assert present in _step(client, url, 1, 1)
+    client.force_login(bob)
+    assert present not in _step(client, url, 1, 1)
+    # And the other way round, at a step bob fills first.
+    assert present not in _step(client, url, 1, 2)
+    client.force_login(alice)
+    owners = _step(client, url, 1, 2)
+    assert present in owners and 'name="round" value="1"' in owners
+    assert 'name="step" value="2"' in owners
+
+
+def test_the_growth_heading_follows_the_gm_after_the_last_step_was_kept(
+    client, alice, bob, types, alice_party
+):
+    table = table_create(gm=alice, name="Sunday")
+    TableMembership.objects.create(table=table, user=bob)
+    rival = make_team(bob, types, "Rival", visibility="tables", rank=1)
+    battle = next(
+        b
+        for seed in range(40)
+        if (b := run(bob, rival, alice_party_shared(alice_party), seed=seed, table=table)).log[
+            "result"
+        ]["growth"]
+    )
+    last = len(battle.frames) - 1
+    end = len(battle.log["events"]) - battle.frames[last]["first_event"]
+    url = battle.get_absolute_url()
+    client.force_login(alice)
+    assert "Growth this battle would have given" in _step(client, url, last, end)
+    assert client.post(f"{url}growth/").status_code == 302
+    counted = _step(client, url, last, end)
+    assert "<h3>Growth</h3>" in counted and "would have given" not in counted
