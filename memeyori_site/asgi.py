@@ -24,9 +24,16 @@ from memeyori_site.live import LIVE_PREFIX  # noqa: E402
 from memeyori_site.wsgi import application as wsgi_application  # noqa: E402
 
 SERVER = (b"server", b"Memeyori")
-# Threads per worker process for pages; the GIL runs one at a time, the others wait on
-# the database or the network meanwhile.
-THREADS = int(os.environ.get("DJANGO_WSGI_THREADS", "4"))
+# Threads per worker process for pages: one. The GIL runs one thread at a time, and each
+# database call hands it to another thread, which then holds it for up to the switch
+# interval while the first waits: make load on 2 cores, SQLite, 2 workers, runs taken in
+# turns: 1 thread 272-278 requests/s (live stats p99 177-186 ms), 2 threads 255-260
+# (224-229 ms), 4 threads 228-249 (241-302 ms); on PostgreSQL on the same machine 195
+# against 148 with 4. A database across a network, where a thread waits longer for each
+# query, may want a second (DJANGO_WSGI_THREADS). What one thread gives up: a page waits
+# while another hashes a password at log-in (about 0.4 s here; the hash does not hold the
+# GIL, so the event loop and its live streams go on).
+THREADS = int(os.environ.get("DJANGO_WSGI_THREADS", "1"))
 
 live = get_asgi_application()
 pages = WSGIMiddleware(wsgi_application, workers=THREADS)
