@@ -86,3 +86,20 @@ def test_the_growth_heading_follows_the_gm_after_the_last_step_was_kept(
     assert client.post(f"{url}growth/").status_code == 302
     counted = _step(client, url, last, end)
     assert "<h3>Growth</h3>" in counted and "would have given" not in counted
+
+
+def test_a_template_edited_under_the_dev_server_is_seen_at_once(
+    client, monkeypatch, settings, alice, alice_party, bob_party
+):
+    from django.utils.autoreload import file_changed
+
+    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    built = []
+    real_build = viewer.build
+    monkeypatch.setattr(viewer, "build", lambda *a: built.append(a[3:]) or real_build(*a))
+    url = battle.get_absolute_url()
+    _step(client, url, 1, 1)
+    # What the autoreloader sends when a file it watches changes.
+    file_changed.send(sender=None, file_path=settings.BASE_DIR / "templates/battles/viewer.html")
+    _step(client, url, 1, 1)
+    assert built == [(1, 1), (1, 1)]
