@@ -21,7 +21,7 @@ PYTHON := $(shell \
   done)
 endif
 
-.PHONY: help run serve test bench bench-quick load lint python-check
+.PHONY: help run serve test bench bench-quick load load-ab lint python-check
 
 help:
 	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000 with a task worker"
@@ -106,6 +106,10 @@ serve: $(VENV)/.installed $(VENV)/secret-key
 
 load: $(VENV)/.installed-test $(VENV)/secret-key
 	$(VPY) -m tests.bench.load
+
+# make load on this tree and on commit REV, in turns (RUNS each, 2): tests/bench/load_ab.py.
+load-ab: $(VENV)/.installed-test $(VENV)/secret-key
+	$(VPY) -m tests.bench.load_ab $(REV) $(RUNS)
 
 test: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
