@@ -302,17 +302,23 @@ def test_growth_raises_only_the_table_members_memeyori_in_the_same_transaction(
     assert {row["rank"] for row in battle.snapshot["sides"][0]["memeyori"]} == {1}
 
 
-def test_only_the_tables_gm_marks_a_battle_as_counting(client, alice, bob, types, alice_party):
-    table = table_create(gm=alice, name="Sunday")
-    TableMembership.objects.create(table=table, user=bob)
-    rival = make_team(bob, types, "Rival", visibility="tables", rank=1)
-    battle = next(
+def growth_battle(gm, member, types, gm_party):
+    """A battle that member runs at gm's table against gm's party, one that would give
+    growth if the GM counted it."""
+    table = table_create(gm=gm, name="Sunday")
+    TableMembership.objects.create(table=table, user=member)
+    rival = make_team(member, types, "Rival", visibility="tables", rank=1)
+    return next(
         b
         for seed in range(40)
-        if (b := run(bob, rival, alice_party_shared(alice_party), seed=seed, table=table)).log[
+        if (b := run(member, rival, alice_party_shared(gm_party), seed=seed, table=table)).log[
             "result"
         ]["growth"]
     )
+
+
+def test_only_the_tables_gm_marks_a_battle_as_counting(client, alice, bob, types, alice_party):
+    battle = growth_battle(alice, bob, types, alice_party)
     client.force_login(bob)
     assert client.post(f"{battle.get_absolute_url()}growth/").status_code == 404
     battle.refresh_from_db()

@@ -2,24 +2,15 @@
 (CACHES["fragments"]): what every reader sees is kept, what depends on the reader or the
 moment (presenting, whether the battle counts for growth) never comes from another's copy."""
 
-import pytest
-
 from battles import viewer
 from battles.models import BattleVisibility
-from cards.models import TableMembership
-from cards.tables.services import table_create
 
-from .test_battle_pages import alice_party_shared, make_team, run
+from .test_battle_pages import growth_battle, make_team, run
 
 
-@pytest.fixture
-def alice_party(alice, types):
-    return make_team(alice, types, "Sunrise")
-
-
-@pytest.fixture
-def bob_party(bob, types):
-    return make_team(bob, types, "Night", visibility="public")
+def _public_battle(alice, bob, types):
+    mine, theirs = make_team(alice, types, "Sunrise"), make_team(bob, types, "Night")
+    return run(alice, mine, theirs, visibility=BattleVisibility.PUBLIC)
 
 
 def _step(client, url, round_no, step):
@@ -28,10 +19,8 @@ def _step(client, url, round_no, step):
     return response.content.decode()
 
 
-def test_a_step_is_built_once_and_served_again_unchanged(
-    client, monkeypatch, alice, alice_party, bob_party
-):
-    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+def test_a_step_is_built_once_and_served_again_unchanged(client, monkeypatch, alice, bob, types):
+    battle = _public_battle(alice, bob, types)
     built = []
     real_build = viewer.build
     monkeypatch.setattr(viewer, "build", lambda *a: built.append(a[3:]) or real_build(*a))
@@ -48,9 +37,9 @@ def test_a_step_is_built_once_and_served_again_unchanged(
 
 
 def test_a_kept_step_shows_each_reader_only_the_presenting_controls_they_may_use(
-    client, alice, bob, alice_party, bob_party
+    client, alice, bob, types
 ):
-    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    battle = _public_battle(alice, bob, types)
     url = battle.get_absolute_url()
     present = "Present this battle"
     client.force_login(alice)
@@ -65,19 +54,8 @@ def test_a_kept_step_shows_each_reader_only_the_presenting_controls_they_may_use
     assert 'name="step" value="2"' in owners
 
 
-def test_the_growth_heading_follows_the_gm_after_the_last_step_was_kept(
-    client, alice, bob, types, alice_party
-):
-    table = table_create(gm=alice, name="Sunday")
-    TableMembership.objects.create(table=table, user=bob)
-    rival = make_team(bob, types, "Rival", visibility="tables", rank=1)
-    battle = next(
-        b
-        for seed in range(40)
-        if (b := run(bob, rival, alice_party_shared(alice_party), seed=seed, table=table)).log[
-            "result"
-        ]["growth"]
-    )
+def test_the_growth_heading_follows_the_gm_after_the_last_step_was_kept(client, alice, bob, types):
+    battle = growth_battle(alice, bob, types, make_team(alice, types, "Sunrise"))
     last = len(battle.frames) - 1
     end = len(battle.log["events"]) - battle.frames[last]["first_event"]
     url = battle.get_absolute_url()
@@ -89,11 +67,11 @@ def test_the_growth_heading_follows_the_gm_after_the_last_step_was_kept(
 
 
 def test_a_template_edited_under_the_dev_server_is_seen_at_once(
-    client, monkeypatch, settings, alice, alice_party, bob_party
+    client, monkeypatch, settings, alice, bob, types
 ):
     from django.utils.autoreload import file_changed
 
-    battle = run(alice, alice_party, bob_party, visibility=BattleVisibility.PUBLIC)
+    battle = _public_battle(alice, bob, types)
     built = []
     real_build = viewer.build
     monkeypatch.setattr(viewer, "build", lambda *a: built.append(a[3:]) or real_build(*a))
