@@ -61,7 +61,7 @@ run: $(VENV)/.installed
 	$(MANAGE) runserver 127.0.0.1:$(RUN_PORT)
 
 # Production-like, on loopback only: debug off, gunicorn workers, whitenoise static files.
-# gunicorn's asgi workers run memeyori_site/asgi.py: pages in a few threads per worker, with
+# gunicorn's asgi workers run memeyori_site/asgi.py: pages in one thread per worker, with
 # persistent database connections, and live streams on the event loop, holding no thread.
 # No control socket: two instances on one machine would otherwise share one path.
 # --reuse-port: each worker listens on a socket of its own and the kernel spreads new
@@ -72,10 +72,10 @@ run: $(VENV)/.installed
 # server started on the same port joins this one instead of failing.
 # Plain HTTP on 127.0.0.1, so the HTTPS-only settings are relaxed here and only here.
 SERVE_PORT ?= 8000
-# One worker process per core: each runs pages in its own threads, so more processes only
+# One worker process per core: each runs pages in its own thread, so more processes only
 # fight over the cores, and keep-alive clients spread over them unevenly (make load on 2
-# cores: 5 workers 190-209 requests/s, live stats p99 379-691 ms; 2 workers 207-261, p99
-# 292-334 ms).
+# cores, 4 threads a worker: 5 workers 190-209 requests/s, live stats p99 379-691 ms; 2
+# workers 207-261, p99 292-334 ms; one thread a worker: 3 workers 236-242, 2 workers 274-279).
 SERVE_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 # Task workers per queue (cards/workers.py), started again if one dies (run_workers). They
 # run at a lower CPU priority, so that pages win the CPU from renders, and the bulk ones

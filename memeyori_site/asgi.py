@@ -3,10 +3,10 @@
 Two halves behind one port:
 - Paths under live.LIVE_PREFIX (Server-Sent Events) go to Django's ASGI handler: an open
   stream waits on the event loop and holds no thread.
-- Everything else goes to the WSGI application, run by a2wsgi in a small pool of
-  long-lived threads. Django's ASGI handler would run each synchronous view in a thread
-  of its own, made for that request, so no database connection could outlive it
-  (persistent connections are off under ASGI, Django's docs say); in these threads they
+- Everything else goes to the WSGI application, run by a2wsgi in a long-lived thread
+  (THREADS, below, says why one). Django's ASGI handler would run each synchronous view
+  in a thread of its own, made for that request, so no database connection could outlive
+  it (persistent connections are off under ASGI, Django's docs say); in this thread they
   do (DATABASE_CONN_MAX_AGE), and a page costs what it costs under WSGI.
 
 Every response says `Server: Memeyori`: gunicorn would name itself and its version.
