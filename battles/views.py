@@ -174,8 +174,8 @@ def viewer_context(battle: Battle, base_url: str, round_no, step, *, kept: bool 
 
     A stored battle's log never changes, so its viewer at a step is kept rendered
     (CACHES["fragments"]) under `fragment_key`: everything the kept parts show besides the
-    log. The view, its links and the rounds are built only when the template renders a
-    part that is not kept yet. `kept=False` (a lab's battle shown without a row) keeps
+    log. The view and its links are built only when the template renders a part that is
+    not kept yet. `kept=False` (a lab's battle shown without a row) keeps
     nothing."""
     log, frames = battle.log, battle.frames
     round_no, step = viewer.clamp_position(log, frames, round_no, step)

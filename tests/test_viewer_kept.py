@@ -2,10 +2,21 @@
 (CACHES["fragments"]): what every reader sees is kept, what depends on the reader or the
 moment (presenting, whether the battle counts for growth) never comes from another's copy."""
 
+import pytest
+
 from battles import viewer
 from battles.models import BattleVisibility
 
 from .test_battle_pages import growth_battle, make_team, run
+
+
+@pytest.fixture
+def built(monkeypatch):
+    """The (round, step) of each viewer the site builds, in order."""
+    positions = []
+    real_build = viewer.build
+    monkeypatch.setattr(viewer, "build", lambda *a: positions.append(a[3:]) or real_build(*a))
+    return positions
 
 
 def _public_battle(alice, bob, types):
@@ -19,11 +30,8 @@ def _step(client, url, round_no, step):
     return response.content.decode()
 
 
-def test_a_step_is_built_once_and_served_again_unchanged(client, monkeypatch, alice, bob, types):
+def test_a_step_is_built_once_and_served_again_unchanged(client, built, alice, bob, types):
     battle = _public_battle(alice, bob, types)
-    built = []
-    real_build = viewer.build
-    monkeypatch.setattr(viewer, "build", lambda *a: built.append(a[3:]) or real_build(*a))
     url = battle.get_absolute_url()
     first = _step(client, url, 1, 2)
     again = _step(client, url, 1, 2)
@@ -67,14 +75,11 @@ def test_the_growth_heading_follows_the_gm_after_the_last_step_was_kept(client, 
 
 
 def test_a_template_edited_under_the_dev_server_is_seen_at_once(
-    client, monkeypatch, settings, alice, bob, types
+    client, built, settings, alice, bob, types
 ):
     from django.utils.autoreload import file_changed
 
     battle = _public_battle(alice, bob, types)
-    built = []
-    real_build = viewer.build
-    monkeypatch.setattr(viewer, "build", lambda *a: built.append(a[3:]) or real_build(*a))
     url = battle.get_absolute_url()
     _step(client, url, 1, 1)
     # What the autoreloader sends when a file it watches changes.
