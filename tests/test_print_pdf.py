@@ -339,3 +339,80 @@ def test_every_demo_card_prints_without_cut_text():
         f for model in (Memeyori, Archon) for c in model.objects.all() for f in character_faces(c)
     ]
     assert sheet_pdf(faces).preflight == []
+
+
+def _pages_as_pixels(data: bytes) -> list[bytes]:
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(data)
+    try:
+        return [document[i].render(scale=100 / 72).to_pil().tobytes() for i in range(len(document))]
+    finally:
+        document.close()
+
+
+@pytest.mark.parametrize("bleed", [False, True])
+def test_cards_drawn_with_the_parsed_sheets_match_weasyprint_reading_the_links(alice, types, bleed):
+    """The renderer gives WeasyPrint card.css and print.css parsed once per process, as
+    user sheets (pdf.linked_stylesheets); the same document with WeasyPrint fetching its
+    own links, as author sheets, must draw every page the same, pixel for pixel."""
+    from weasyprint import HTML
+
+    from cards.printing import pdf
+    from cards.printing.render import _roots, build_document
+
+    archon = make_archon(alice, types["Tide"], name="Archon Mira")
+    make_card(archon, types["Tide"], name="Undertow", power=6)
+    memeyori = make_memeyori(alice, types["Blaze"], name="Emberpup", flavour="Warm.")
+    make_card(memeyori, types["Blaze"], name="Ember Bite", power=5, quick=True)
+    make_card(memeyori, types["Verdant"], name="Mend", power=4, category="support")
+    faces = character_faces(archon) + character_faces(memeyori)
+    html, zones, generated = build_document(
+        faces, sheet=layout.sheet_layout("a4"), backs=True, bleed=bleed, title="t"
+    )
+    job = pdf.RenderJob(html=html, roots=_roots(), zones=zones, generated=generated)
+    ours = pdf.render_job(job)
+    fetcher = pdf.asset_fetcher(job.roots, job.generated)
+    theirs = HTML(
+        string=fit.apply_steps(html, ours.steps, set()), base_url=pdf.ASSET_BASE,
+        url_fetcher=fetcher,
+    ).render().write_pdf()  # fmt: skip
+    assert "https://assets.memeyori.invalid/static/css/card.css" in fetcher.requested
+    assert _pages_as_pixels(ours.pdf) == _pages_as_pixels(theirs)
+    assert len(_pages_as_pixels(ours.pdf)) == (len(faces) * 2 if bleed else 2)
+
+
+def test_a_stylesheet_edited_since_it_was_parsed_is_parsed_again(tmp_path):
+    from cards.printing import pdf
+
+    css = tmp_path / "css" / "cards.css"
+    css.parent.mkdir()
+    css.write_text(".card { color: #111111; }")
+    fetcher = pdf.asset_fetcher({"/static/": [str(tmp_path)]})
+    html = '<head><link rel="stylesheet" href="/static/css/cards.css"></head><p>x</p>'
+    source, first = pdf.linked_stylesheets(html, fetcher)
+    assert "<link" not in source and len(first) == 1
+    assert pdf.linked_stylesheets(html, fetcher)[1][0] is first[0]  # kept, not re-parsed
+    css.write_text(".card { color: #222222; background: #ffffff; }")
+    again = pdf.linked_stylesheets(html, fetcher)[1][0]
+    assert again is not first[0]
+
+
+def test_a_stylesheet_naming_a_file_or_outside_the_roots_stays_a_link(tmp_path):
+    from cards.printing import pdf
+
+    (tmp_path / "css").mkdir()
+    (tmp_path / "css" / "art.css").write_text('.a { background: url("/static/x.png"); }')
+    fetcher = pdf.asset_fetcher({"/static/": [str(tmp_path)]})
+    for href in ("/static/css/art.css", "/static/css/missing.css", "/media/x.css"):
+        html = f'<link rel="stylesheet" href="{href}">'
+        assert pdf.linked_stylesheets(html, fetcher) == (html, [])
+
+
+def test_the_fork_server_parses_the_sheets_the_renderer_reads(settings):
+    # warm.py finds static/css without Django; the renderer's roots come from settings.
+    # Both must name the same files, or every render child would parse them again.
+    from cards.printing import warm
+
+    assert (settings.STATICFILES_DIRS[0] / "css").resolve() == warm.STATIC_CSS
+    assert (warm.STATIC_CSS / "card.css").is_file() and (warm.STATIC_CSS / "print.css").is_file()
