@@ -126,6 +126,12 @@ INSTALLED_APPS = [
     "django_tasks_db",
 ]
 
+# Django's database sessions and ModelBackend, each reading what a logged-in page needs
+# (its session, then its user) with a statement compiled once instead of on every request
+# (memeyori_site/sessions.py and auth.py say what that saved).
+SESSION_ENGINE = "memeyori_site.sessions"
+AUTHENTICATION_BACKENDS = ["memeyori_site.auth.UserBackend"]
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -51,7 +51,7 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
             user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user)  # the one backend there is (settings.AUTHENTICATION_BACKENDS)
         return redirect(_next_url(request) or "my_characters")
     return render(request, "registration/signup.html", {"form": form, "next": _next_url(request)})
 

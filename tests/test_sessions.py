@@ -1,0 +1,133 @@
+"""The session engine and the authentication backend read a logged-in page's session and
+user with statements compiled once (memeyori_site/sessions.py, auth.py): what they read
+must be exactly what Django's own database sessions and ModelBackend read."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.sessions.backends.db import SessionStore as DjangoSessionStore
+from django.contrib.sessions.models import Session
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from memeyori_site.auth import UserBackend
+from memeyori_site.sessions import SessionStore
+
+User = get_user_model()
+
+
+def _fields(user) -> dict:
+    return {f.attname: getattr(user, f.attname) for f in User._meta.concrete_fields}
+
+
+def test_it_reads_a_session_as_djangos_database_sessions_do(db):
+    ours = SessionStore()
+    ours["picked"] = {"memeyori": "a3"}
+    ours.set_expiry(600)
+    ours.save()
+    again = SessionStore(ours.session_key)
+    assert dict(again.items()) == dict(DjangoSessionStore(ours.session_key).items())
+    assert again["picked"] == {"memeyori": "a3"}
+    assert again.session_key == ours.session_key
+
+
+def test_an_expired_session_is_not_read_and_its_key_is_dropped(db):
+    store = SessionStore()
+    store["x"] = 1
+    store.save()
+    Session.objects.filter(session_key=store.session_key).update(
+        expire_date=timezone.now() - timedelta(seconds=1)
+    )
+    again = SessionStore(store.session_key)
+    assert "x" not in again
+    assert again.session_key is None  # as Django's: a new session, never the old key
+
+
+def test_an_unknown_session_key_reads_nothing(db):
+    store = SessionStore("x" * 32)
+    assert dict(store.items()) == {}
+    assert store.session_key is None
+
+
+def test_it_reads_the_same_user_as_modelbackend_field_for_field(alice):
+    ours, django = UserBackend().get_user(alice.pk), ModelBackend().get_user(alice.pk)
+    assert _fields(ours) == _fields(django)
+    # Converted as the ORM does: aware datetimes, booleans, not the database's raw values.
+    assert type(ours.is_active) is bool and timezone.is_aware(ours.date_joined)
+    assert ours._state.db == "default" and not ours._state.adding
+    # The session stores the key as text; it reads the same.
+    assert _fields(UserBackend().get_user(str(alice.pk))) == _fields(django)
+
+
+def test_an_inactive_missing_or_malformed_user_is_nobody(alice):
+    backend = UserBackend()
+    assert backend.get_user(alice.pk + 1000) is None
+    assert backend.get_user("not a number") is None
+    alice.is_active = False
+    alice.save()
+    assert backend.get_user(alice.pk) is None
+    assert ModelBackend().get_user(alice.pk) is None
+
+
+def test_a_logged_in_page_reads_its_session_and_user_in_two_queries(client, alice):
+    client.force_login(alice)
+    client.get(reverse("my_characters"))
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("my_characters")).status_code == 200
+    reads = [q["sql"] for q in queries.captured_queries]
+    assert "django_session" in reads[0] and "auth_user" in reads[1]
+
+
+def test_a_password_login_is_read_back_on_the_next_page_and_logout_ends_it(client, alice):
+    assert client.login(username="alice", password="alice-pass-123!")
+    assert client.get(reverse("my_characters")).status_code == 200
+    client.post(reverse("logout"))
+    assert client.get(reverse("my_characters")).status_code == 302
+
+
+def test_compiled_lookups_read_what_the_orm_reads_and_see_a_change_at_once(types):
+    from cards.models import Effect, Matchup, Type
+    from cards.views import live
+
+    orm_types = list(Type.objects.all())
+    assert [_model_fields(t) for t in live.ALL_TYPES.objects()] == [
+        _model_fields(t) for t in orm_types
+    ]
+    for t in orm_types:
+        orm = dict(
+            Matchup.objects.filter(defending=t)
+            .exclude(effect=Effect.NEUTRAL)
+            .values_list("attacking_id", "effect")
+        )
+        assert live.chart_against(t) == orm
+        assert live.types_and_chart(t.slug) == (live.ALL_TYPES.objects(), orm)
+    assert live.types_and_chart("no-such-type")[1] == {}
+    # A GM's edit shows on the next keystroke: nothing is kept but the SQL.
+    blaze, tide = types["Blaze"], types["Tide"]
+    Matchup.objects.update_or_create(
+        attacking=tide, defending=blaze, defaults={"effect": Effect.WEAK}
+    )
+    assert live.chart_against(blaze)[tide.pk] == Effect.WEAK
+
+
+def _model_fields(obj) -> dict:
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
+def test_a_compiled_lookup_refuses_values_it_could_not_place(db):
+    from cards.models import Type
+    from memeyori_site.compiled import Compiled
+
+    by_slug = Compiled(lambda slug: Type.objects.filter(slug=slug), "\x00example")
+    with pytest.raises(TypeError):
+        by_slug.objects(7)  # an int where the SQL was compiled for a str
+    with pytest.raises(TypeError):
+        Compiled(lambda a, b: Type.objects.filter(slug=a, name=b), "same", "same")
+    # A value the queryset changes before it reaches the SQL cannot be put in its place.
+    within = Compiled(lambda slug: Type.objects.filter(slug__contains=slug), "\x00example")
+    with pytest.raises(ValueError):
+        within.objects("laz")  # compiled as "%...%"
