@@ -10,23 +10,26 @@ and keeps the compiler; each later call runs the same SQL with the new values in
 examples' places, and the compiler turns the rows into what the ORM would have given
 (its converters; `Model.from_db` for instances). So only querysets whose SQL does not
 depend on the values qualify, and only values passed to the database as they are: ints
-and strs, each example distinct and found exactly once among the compiled parameters
-(checked when it compiles). A test compares every use with the ORM's own result.
+and strs, and UUIDs (as themselves where the database has a UUID type, as hex where it
+does not, as a UUIDField passes them), each example distinct and found exactly once
+among the compiled parameters (checked when it compiles). A test compares every use with
+the ORM's own result.
 """
 
+import uuid
 import weakref
 from collections.abc import Callable
 
 from django.db import connections, router
 from django.db.models import QuerySet
 
-VALUE_TYPES = (int, str)
+VALUE_TYPES = (int, str, uuid.UUID)
 
 
 class Compiled:
     def __init__(self, build: Callable[..., QuerySet], *examples):
         if any(type(e) not in VALUE_TYPES for e in examples) or len(set(examples)) != len(examples):
-            raise TypeError("examples are distinct ints or strs")
+            raise TypeError("examples are distinct ints, strs or UUIDs")
         self.build = build
         self.examples = examples
         self.model = None  # known at the first run: building a queryset needs the apps
@@ -42,12 +45,16 @@ class Compiled:
             params = list(params)
             slots = []
             for example in self.examples:
+                forms = [example, example.hex] if type(example) is uuid.UUID else [example]
                 found = [
-                    i for i, p in enumerate(params) if type(p) is type(example) and p == example
+                    (i, form is not example)
+                    for i, p in enumerate(params)
+                    for form in forms
+                    if type(p) is type(form) and p == form
                 ]
                 if len(found) != 1:
                     raise ValueError(f"{example!r} is not one parameter of {sql}")
-                slots.append(found[0])
+                slots.append(found[0])  # (where, as hex)
             entry = self._compiled[connection] = (queryset.model, compiler, sql, params, slots)
         return entry
 
@@ -62,8 +69,8 @@ class Compiled:
         connection = connections[alias]
         model, compiler, sql, params, slots = self._for(connection)
         params = list(params)
-        for slot, value in zip(slots, values, strict=True):
-            params[slot] = value
+        for (slot, as_hex), value in zip(slots, values, strict=True):
+            params[slot] = value.hex if as_hex else value
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()

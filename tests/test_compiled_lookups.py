@@ -1,6 +1,7 @@
-"""The session engine and the authentication backend read a logged-in page's session and
-user with statements compiled once (memeyori_site/sessions.py, auth.py): what they read
-must be exactly what Django's own database sessions and ModelBackend read."""
+"""What every logged-in page and builder keystroke reads with SQL compiled once
+(memeyori_site/compiled.py, sessions.py, auth.py): the session, the user, the Types, a
+chart column, a character's cards. Each must read exactly what the ORM (Django's own
+database sessions, ModelBackend, the querysets) reads."""
 
 from datetime import timedelta
 
@@ -131,3 +132,32 @@ def test_a_compiled_lookup_refuses_values_it_could_not_place(db):
     within = Compiled(lambda slug: Type.objects.filter(slug__contains=slug), "\x00example")
     with pytest.raises(ValueError):
         within.objects("laz")  # compiled as "%...%"
+
+
+def test_an_owners_cards_read_compiled_are_the_querysets_cards(alice, bob, types):
+    from django.http import Http404
+    from django.test import RequestFactory
+
+    from cards.models import Card
+    from cards.views.access import get_cards_for_owner
+    from tests.conftest import make_archon, make_card, make_memeyori
+
+    memeyori = make_memeyori(alice, types["Blaze"])
+    archon = make_archon(alice, types["Tide"])
+    for i, position in enumerate([2, 0, 1]):
+        make_card(memeyori, types["Blaze"], name=f"M{i}", position=position, power=3 + i)
+        make_card(archon, types["Tide"], name=f"A{i}", position=position)
+    request = RequestFactory().get("/")
+    for kind, character in (("memeyori", memeyori), ("archon", archon)):
+        request.user = alice
+        ours = get_cards_for_owner(request, kind, character.code)
+        orm = list(character.cards.order_by("position", "id"))
+        assert [c.pk for c in ours] == [c.pk for c in orm]
+        assert [(c.name, c.power, c.type_id) for c in ours] == [
+            (c.name, c.power, c.type_id) for c in orm
+        ]
+        assert all(c._state.db == "default" for c in ours)
+        request.user = bob  # someone else's character is a 404, as one that does not exist
+        with pytest.raises(Http404):
+            get_cards_for_owner(request, kind, character.code)
+    assert Card.objects.count() == 6
