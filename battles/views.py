@@ -1,5 +1,6 @@
 import contextlib
 import hashlib
+import uuid
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -25,9 +26,10 @@ from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.views.decorators.vary import vary_on_headers
 
-from cards.models import TableMembership, get_readable_or_404
+from cards.models import TableMembership, readable_or_404
 from cards.printing import store
 from memeyori_site import live
+from memeyori_site.compiled import Compiled
 from memeyori_site.confirm import confirm_page
 from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
@@ -75,15 +77,36 @@ def _with_content(battle: Battle) -> Battle:
     return battle
 
 
-def _get_battle_for_user(request, code) -> Battle:
+# Every viewer step reads its battle and whether it is being presented; both compiled
+# once (memeyori_site/compiled.py). The presenter, when there is one, is read on use.
+BATTLE_BY_CODE = Compiled(
+    lambda code: Battle.objects.defer(*CONTENT).filter(code=code), uuid.UUID(int=7_301_969)
+)
+PRESENTATION_OF = Compiled(
+    lambda battle: Presentation.objects.filter(battle_id=battle).order_by("pk")[:1], -7_301_969
+)
+
+
+def _presentation(battle: Battle) -> Presentation | None:
+    found = PRESENTATION_OF.objects(battle.pk)
+    return found[0] if found else None
+
+
+def _get_battle_for_user(request, code: uuid.UUID) -> Battle:
     """The one ownership helper: the owner's battles, and public ones; else a 404."""
     players = None
     if request.user.is_authenticated:
         # A played game's battle is also its players' (the friend who joined, issue 17).
         players = Q(game__user_a=request.user) | Q(game__user_b=request.user)
-    rows = Battle.objects.defer(*CONTENT)
+    found = BATTLE_BY_CODE.objects(code)
     return _with_content(
-        get_readable_or_404(rows, request.user, at_table=True, also=players, code=code)
+        readable_or_404(
+            found[0] if found else None,
+            Battle.objects.all(),
+            request.user,
+            at_table=True,
+            also=players,
+        )  # fmt: skip
     )
 
 
@@ -239,7 +262,7 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsa
             "shared": shared, "unsaved": True, "base_query": unsaved["query"],
             "keep_url": unsaved["keep_url"], "og_url": "",
         })  # fmt: skip
-    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
+    presentation = _presentation(battle)
     context |= {
         "shared": shared,
         "is_owner": request.user.is_authenticated and battle.owner_id == request.user.pk,
@@ -532,7 +555,7 @@ def _holder(request, battle: Battle, shared: bool) -> str:
 
 
 def _follow_answer(request, battle: Battle, shared: bool) -> JsonResponse:
-    presentation = Presentation.objects.filter(battle=battle).select_related("presenter").first()
+    presentation = _presentation(battle)
     if presentation is None:
         return JsonResponse({"poll": None})
     token = presentation.token_shared if shared else presentation.token

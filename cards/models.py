@@ -80,6 +80,14 @@ def get_readable_or_404(queryset, user, *, at_table: bool = False, also: Q | Non
         found = queryset.get(**lookup)
     except queryset.model.DoesNotExist:
         raise Http404 from None
+    return readable_or_404(found, queryset, user, at_table=at_table, also=also)
+
+
+def readable_or_404(found, queryset, user, *, at_table: bool = False, also: Q | None = None):
+    """`found`, a row of `queryset` already read (None when there was none), if `user`
+    may read it, as get_readable_or_404 decides; else the same 404."""
+    if found is None:
+        raise Http404
     if found.visibility == Visibility.PUBLIC:
         return found
     if user.is_authenticated and found.owner_id == user.pk:

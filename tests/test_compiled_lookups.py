@@ -3,6 +3,7 @@
 chart column, a character's cards. Each must read exactly what the ORM (Django's own
 database sessions, ModelBackend, the querysets) reads."""
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -161,3 +162,21 @@ def test_an_owners_cards_read_compiled_are_the_querysets_cards(alice, bob, types
         with pytest.raises(Http404):
             get_cards_for_owner(request, kind, character.code)
     assert Card.objects.count() == 6
+
+
+def test_a_viewer_reads_its_battle_and_presentation_as_the_orm_does(alice, bob, types):
+    from battles.models import Battle, BattleVisibility, Presentation
+    from battles.views import BATTLE_BY_CODE, CONTENT, _presentation
+    from tests.test_battle_pages import make_team, run
+
+    battle = run(alice, make_team(alice, types, "Sunrise"), make_team(bob, types, "Night"),
+                 visibility=BattleVisibility.PUBLIC)  # fmt: skip
+    (ours,) = BATTLE_BY_CODE.objects(battle.code)
+    orm = Battle.objects.defer(*CONTENT).get(code=battle.code)
+    assert ours.get_deferred_fields() == orm.get_deferred_fields() == set(CONTENT)
+    assert _model_fields(ours) == _model_fields(orm)  # the content loads on use, as deferred
+    assert BATTLE_BY_CODE.objects(uuid.uuid4()) == []
+    assert _presentation(battle) is None
+    Presentation.objects.create(battle=battle, presenter=alice, round=2, step=1)
+    presented = _presentation(battle)
+    assert (presented.round, presented.step, presented.presenter.username) == (2, 1, "alice")
