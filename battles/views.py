@@ -77,10 +77,19 @@ def _with_content(battle: Battle) -> Battle:
     return battle
 
 
-# Every viewer step reads its battle and whether it is being presented; both compiled
-# once (memeyori_site/compiled.py). The presenter, when there is one, is read on use.
+# Every viewer step reads its battle (by code, or by share link) and whether it is being
+# presented, compiled once (memeyori_site/compiled.py). The presenter is read on use.
 BATTLE_BY_CODE = Compiled(
     lambda code: Battle.objects.defer(*CONTENT).filter(code=code), uuid.UUID(int=7_301_969)
+)
+BATTLE_BY_SHARE_TOKEN = Compiled(
+    lambda token: (
+        Battle.objects.filter(share_token=token)
+        .exclude(visibility=BattleVisibility.PRIVATE)
+        .defer(*CONTENT)
+        .order_by("pk")[:1]
+    ),
+    "\x00no-share-token-is-this",
 )
 PRESENTATION_OF = Compiled(
     lambda battle: Presentation.objects.filter(battle_id=battle).order_by("pk")[:1], -7_301_969
@@ -116,13 +125,9 @@ def _get_owned_battle(request, code) -> Battle:
 
 def _get_shared_battle(token: str) -> Battle:
     """A live share link of an unlisted or public battle; revoked and unknown look the same."""
-    battle = (
-        Battle.objects.filter(share_token=token)
-        .exclude(visibility=BattleVisibility.PRIVATE)
-        .defer(*CONTENT)
-        .first()
-    )
-    if battle is None or not token:
+    found = BATTLE_BY_SHARE_TOKEN.objects(token) if token else []
+    battle = found[0] if found else None
+    if battle is None:
         raise DeadLink(
             "This share link no longer works",
             "Whoever shared this battle has revoked the link, made a new one, or made the "

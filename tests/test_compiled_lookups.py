@@ -166,7 +166,7 @@ def test_an_owners_cards_read_compiled_are_the_querysets_cards(alice, bob, types
 
 def test_a_viewer_reads_its_battle_and_presentation_as_the_orm_does(alice, bob, types):
     from battles.models import Battle, BattleVisibility, Presentation
-    from battles.views import BATTLE_BY_CODE, CONTENT, _presentation
+    from battles.views import BATTLE_BY_CODE, BATTLE_BY_SHARE_TOKEN, CONTENT, _presentation
     from tests.test_battle_pages import make_team, run
 
     battle = run(alice, make_team(alice, types, "Sunrise"), make_team(bob, types, "Night"),
@@ -176,6 +176,11 @@ def test_a_viewer_reads_its_battle_and_presentation_as_the_orm_does(alice, bob, 
     assert ours.get_deferred_fields() == orm.get_deferred_fields() == set(CONTENT)
     assert _model_fields(ours) == _model_fields(orm)  # the content loads on use, as deferred
     assert BATTLE_BY_CODE.objects(uuid.uuid4()) == []
+    (shared,) = BATTLE_BY_SHARE_TOKEN.objects(battle.share_token)
+    assert _model_fields(shared) == _model_fields(orm)
+    battle.visibility = BattleVisibility.PRIVATE  # a private battle's link is dead
+    battle.save()
+    assert BATTLE_BY_SHARE_TOKEN.objects(battle.share_token) == []
     assert _presentation(battle) is None
     Presentation.objects.create(battle=battle, presenter=alice, round=2, step=1)
     presented = _presentation(battle)
