@@ -185,3 +185,34 @@ def test_a_viewer_reads_its_battle_and_presentation_as_the_orm_does(alice, bob, 
     Presentation.objects.create(battle=battle, presenter=alice, round=2, step=1)
     presented = _presentation(battle)
     assert (presented.round, presented.step, presented.presenter.username) == (2, 1, "alice")
+
+
+def test_a_character_read_for_a_viewer_comes_with_its_type_owner_and_cards(alice, bob, types):
+    from django.http import Http404
+    from django.test import RequestFactory
+
+    from cards.models import Memeyori
+    from cards.views.access import cards_with_types, get_character_for_viewer
+    from tests.conftest import make_card, make_memeyori
+
+    memeyori = make_memeyori(alice, types["Blaze"], visibility="public")
+    make_card(memeyori, types["Tide"], name="Splash", position=1)
+    make_card(memeyori, types["Blaze"], name="Ember", position=0)
+    secret = make_memeyori(alice, types["Stone"], name="Secret")
+    request = RequestFactory().get("/")
+    orm = Memeyori.objects.select_related("type", "owner").get(pk=memeyori.pk)
+    for reader in (alice, bob):
+        request.user = reader
+        ours = get_character_for_viewer(request, "memeyori", memeyori.code)
+        assert _model_fields(ours) == _model_fields(orm)
+        assert _model_fields(ours.type) == _model_fields(orm.type)
+        assert _model_fields(ours.owner) == _model_fields(orm.owner)
+        cards = cards_with_types(ours)
+        expected = list(orm.cards.select_related("type"))
+        assert [(c.name, c.type.name) for c in cards] == [(c.name, c.type.name) for c in expected]
+        assert [c.name for c in cards] == ["Ember", "Splash"]
+    request.user = bob
+    with pytest.raises(Http404):
+        get_character_for_viewer(request, "memeyori", secret.code)
+    request.user = alice
+    assert get_character_for_viewer(request, "memeyori", secret.code).type.name == "Stone"

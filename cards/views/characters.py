@@ -14,7 +14,7 @@ from .. import stats
 from ..forms import SearchForm
 from ..models import Archon, Memeyori, Visibility
 from ..services import character_delete, character_duplicate, copied_from
-from .access import get_character_for_owner, get_character_for_viewer
+from .access import cards_with_types, get_character_for_owner, get_character_for_viewer
 
 
 @require_safe
@@ -26,7 +26,7 @@ def home(request):
 @require_safe
 def character_page(request, kind, code):
     character = get_character_for_viewer(request, kind, code)
-    cards = character.cards.select_related("type")
+    cards = cards_with_types(character)
     return render(
         request,
         "cards/character.html",
