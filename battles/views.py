@@ -97,8 +97,7 @@ PRESENTATION_OF = Compiled(
 
 
 def _presentation(battle: Battle) -> Presentation | None:
-    found = PRESENTATION_OF.objects(battle.pk)
-    return found[0] if found else None
+    return PRESENTATION_OF.first(battle.pk)
 
 
 def _get_battle_for_user(request, code: uuid.UUID) -> Battle:
@@ -107,10 +106,9 @@ def _get_battle_for_user(request, code: uuid.UUID) -> Battle:
     if request.user.is_authenticated:
         # A played game's battle is also its players' (the friend who joined, issue 17).
         players = Q(game__user_a=request.user) | Q(game__user_b=request.user)
-    found = BATTLE_BY_CODE.objects(code)
     return _with_content(
         readable_or_404(
-            found[0] if found else None,
+            BATTLE_BY_CODE.first(code),
             Battle.objects.all(),
             request.user,
             at_table=True,
@@ -125,8 +123,7 @@ def _get_owned_battle(request, code) -> Battle:
 
 def _get_shared_battle(token: str) -> Battle:
     """A live share link of an unlisted or public battle; revoked and unknown look the same."""
-    found = BATTLE_BY_SHARE_TOKEN.objects(token) if token else []
-    battle = found[0] if found else None
+    battle = BATTLE_BY_SHARE_TOKEN.first(token) if token else None
     if battle is None:
         raise DeadLink(
             "This share link no longer works",

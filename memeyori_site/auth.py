@@ -26,7 +26,5 @@ class UserBackend(ModelBackend):
             return None
         if type(key) is not int:  # a custom user model's key would need its own lookup
             return super().get_user(user_id)
-        users = USER_BY_KEY.objects(key)
-        if not users:
-            return None
-        return users[0] if self.user_can_authenticate(users[0]) else None
+        user = USER_BY_KEY.first(key)
+        return user if user is not None and self.user_can_authenticate(user) else None

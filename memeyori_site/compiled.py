@@ -88,3 +88,8 @@ class Compiled:
             raise TypeError("objects() is for plain model querysets")
         names = [column.target.attname for column, _, _ in compiler.select[: compiler.col_count]]
         return [model.from_db(alias, names, row) for row in rows]
+
+    def first(self, *values, using: str | None = None):
+        """The first of `objects(*values)`, or None."""
+        found = self.objects(*values, using=using)
+        return found[0] if found else None

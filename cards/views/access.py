@@ -58,8 +58,8 @@ def get_character_for_viewer(request, kind: str, code):
     small queries (the owner's only when the reader is someone else) cost less than the
     one the ORM builds with the joins (a character page spent a tenth of its time on it)."""
     model = character_model(kind)
-    found = CHARACTER_BY_CODE[kind].objects(code)
-    character = readable_or_404(found[0] if found else None, model.objects.all(), request.user)
+    found = CHARACTER_BY_CODE[kind].first(code)
+    character = readable_or_404(found, model.objects.all(), request.user)
     character.type = types_by_id()[character.type_id]
     if request.user.is_authenticated and character.owner_id == request.user.pk:
         character.owner = request.user
