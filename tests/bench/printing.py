@@ -8,6 +8,8 @@ Mastercard costs a request (prepare, hash, look up, read) against rendering it.
 
 import os
 import time
+from html import escape
+from html.parser import HTMLParser
 
 from tests.bench import QUICK, timed
 
@@ -50,6 +52,79 @@ def _plain_html(cards: int) -> str:
         body = "".join(PLAIN_CARD.format(n=n) for n in range(start, min(start + 9, cards)))
         pages.append(f'<section style="page-break-after: always">{body}</section>')
     return f"<style>{PLAIN_CSS}</style>" + "".join(pages)
+
+
+class _CardText(HTMLParser):
+    """Each card's words, a line per block (and per line break inside a pre-line block),
+    without the "text cut" note, which the deck never shows."""
+
+    BLOCKS = {"p", "h1", "div", "article"}
+
+    def __init__(self):
+        super().__init__()
+        self.cards: list[list[str]] = []
+        self.depth = 0  # inside an article: how many elements deep
+        self.skip = 0  # inside the cut note
+        self.line: list[str] = []
+
+    def _end_line(self):
+        text = " ".join("".join(self.line).split())
+        if text:
+            self.cards[-1].append(text)
+        self.line = []
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "article" and "card" in classes:
+            self.cards.append([])
+            self.depth = 1
+            return
+        if not self.depth:
+            return
+        if tag not in ("img", "br"):
+            self.depth += 1
+        if self.skip or "cut-note" in classes:
+            self.skip += 1
+        if tag in self.BLOCKS:
+            self._end_line()
+
+    def handle_endtag(self, tag):
+        if not self.depth:
+            return
+        self.depth -= 1
+        if self.skip:
+            self.skip -= 1
+        if tag in self.BLOCKS:
+            self._end_line()
+
+    def handle_data(self, data):
+        if self.depth and not self.skip:
+            parts = data.split("\n")
+            for part in parts[:-1]:
+                self.line.append(part)
+                self._end_line()
+            self.line.append(parts[-1])
+
+
+def _same_text_html(html: str) -> tuple[str, float]:
+    """The deck's words with none of its design: each card one box of its text (in the
+    cards' font, size and leading), nine to a page. WeasyPrint pays per line and per box,
+    so no design that prints these words can render faster; with the lines a card carries."""
+    parser = _CardText()
+    parser.feed(html)
+    css = (
+        "@page { size: A4; margin: 5mm; } .c { position: relative; width: 63mm; height: 88mm;"
+        " float: left; margin: 1mm; overflow: hidden; font-family: 'DejaVu Sans Condensed';"
+        " font-size: 6pt; line-height: 1.12; } .c p { margin: 0; position: absolute;"
+        " left: 1.6mm; top: 1.2mm; width: 55.8mm; white-space: pre-line; }"
+    )
+    cards = [f'<div class="c"><p>{escape(chr(10).join(lines))}</p></div>' for lines in parser.cards]
+    pages = [
+        '<section style="page-break-after: always">' + "".join(cards[i : i + 9]) + "</section>"
+        for i in range(0, len(cards), 9)
+    ]
+    lines = sum(len(c) for c in parser.cards) / max(1, len(parser.cards))
+    return f"<style>{css}</style>" + "".join(pages), lines
 
 
 def bench_print() -> None:
@@ -116,6 +191,17 @@ def bench_print() -> None:
                 print(
                     f"print: goal by CPU time (least of 5, in turns): {min(cpu_ours):.2f} s "
                     f"against {min(cpu_plain):.2f} s, {cpu:.2f}x, {verdict} the goal"
+                )
+                # The floor under any design: the same words, one plain box a card.
+                same_html, lines = _same_text_html(html)
+                cpu_same = []
+                for _ in range(1 if QUICK else 5):
+                    cpu_same.append(cpu_timed(lambda h=same_html: HTML(string=h).write_pdf(), 1))
+                print(
+                    f"print: floor: the deck's words alone ({lines:.1f} lines a card before"
+                    f" wrapping), one plain box a card, {min(cpu_same):.2f} s of CPU:"
+                    f" {min(cpu_same) / min(cpu_plain):.2f}x the plain cards; the design costs"
+                    f" {min(cpu_ours) / min(cpu_same):.2f}x its words"
                 )
         _bench_stored_mastercard()
     finally:
