@@ -39,6 +39,37 @@ def _demo_inputs(model=None):
     ]
 
 
+def _recording(policy, decisions: list):
+    """`policy`, writing down each decision it makes (Switch, summon, cards), in order."""
+    from battles.engine.field import Policy
+
+    def keep(choose):
+        def chosen(view, rng):
+            decision = choose(view, rng)
+            decisions.append(decision)
+            return decision
+
+        return chosen
+
+    return Policy(
+        policy.name, keep(policy.switch), keep(policy.summon), keep(policy.plays),
+        policy.version,
+    )  # fmt: skip
+
+
+def _replaying(policy, decisions: list):
+    """A policy that makes `decisions` again, in order, at no cost: a battle played with it
+    costs only the engine (greedy draws no random numbers, so the dice are the same)."""
+    from battles.engine.field import Policy
+
+    take = iter(decisions).__next__
+
+    def again(view, rng):
+        return take()
+
+    return Policy(policy.name, again, again, again, policy.version)
+
+
 def _baseline_engine():
     """The engine in $BENCH_BASELINE_ENGINE (a copy of another commit's battles/engine, e.g.
     `git archive main battles/engine | tar -x -C /tmp/base` then /tmp/base/battles/engine),
@@ -148,6 +179,7 @@ def bench_engine() -> None:
             f" {bsummary[1] / summary[1]:.2f} summary"
         )
     print(f"battles: the first battles of each run (cold memos) took {cold * 1e3:.0f} ms")
+    _bench_engine_alone(inputs, n)
 
     # The engine's time against the time to draw only the same random numbers: the draws
     # are counted in one pass (CountingRandom is slower than Random), then the same battles,
@@ -207,6 +239,50 @@ def bench_engine() -> None:
         f"battles: their {len(pools):,} attacks through dice.roll_attack alone take"
         f" {dice_s * 1e3:.0f} ms ({dice_s / engine_s:.0%} of the engine's time)"
     )
+
+
+def _bench_engine_alone(inputs, n: int) -> None:
+    """The same greedy battles with greedy's decisions made again at no cost: what the
+    engine costs alone, and so what greedy's own thinking costs, in the same run."""
+    from battles.engine import battle
+    from battles.engine.policies import GREEDY
+
+    seeds = [20_000 + i for i in range(n)]
+    decided = []
+    for i, seed in enumerate(seeds):
+        a, b = [], []
+        played = battle.run_summary(
+            inputs[i % len(inputs)], (_recording(GREEDY, a), _recording(GREEDY, b)),
+            random.Random(seed),
+        )  # fmt: skip
+        again = battle.run_summary(
+            inputs[i % len(inputs)], (_replaying(GREEDY, a), _replaying(GREEDY, b)),
+            random.Random(seed),
+        )  # fmt: skip
+        if again != played:
+            raise AssertionError(f"battle {i} replayed differently: greedy drew from the rng?")
+        decided.append((a, b))
+    best = {}
+    for _ in range(sized(3)):
+        for mode, run in (("full", battle.run_battle), ("summary", battle.run_summary)):
+            for kind in ("greedy", "replayed"):
+                if kind == "greedy":
+                    pairs = [(GREEDY, GREEDY)] * n
+                else:
+                    pairs = [(_replaying(GREEDY, a), _replaying(GREEDY, b)) for a, b in decided]
+                start = time.process_time()
+                for i, seed in enumerate(seeds):
+                    run(inputs[i % len(inputs)], pairs[i], random.Random(seed))
+                spent = time.process_time() - start
+                best[mode, kind] = min(best.get((mode, kind), float("inf")), spent)
+    for mode in ("full", "summary"):
+        whole, alone = best[mode, "greedy"], best[mode, "replayed"]
+        print(
+            f"battles: {mode}: the engine alone (greedy's decisions made again at no cost)"
+            f" {n / alone:,.0f}/s of CPU time against {n / whole:,.0f}/s with greedy"
+            f" thinking; greedy is {(whole - alone) / whole:.0%} of a battle"
+            f" ({(whole - alone) / n * 1e3:.3f} ms of {whole / n * 1e3:.3f})"
+        )
 
 
 def bench_viewer() -> None:
