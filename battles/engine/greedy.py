@@ -53,6 +53,7 @@ ROOM_AT_LEAST = 2  # a target expected to fall still takes this much (ruling 4 r
 HP_PER_RESONANCE = 1.5
 SAVING_HP_PER_RESONANCE = 3.0
 NEVER = float("inf")
+TIER_PRICES = sorted(set(TIER_COST.values()) - {0})
 
 # (power, stat, same Type, chart entry, mitigation, accuracy, evasion, crit rate) ->
 # (mean damage, largest damage, ((probability, damage), ...) of each landed outcome,
@@ -173,7 +174,7 @@ def _blow_rows(view: View, card, user) -> tuple:
 def switch(view: View, rng):
     """The Switch worth the most after what it throws away, if any is worth one point."""
     side = view.side
-    stored = side.stored()
+    stored = [f for f in side.roster if f.status == STORED and f.hp > 0]  # Side.stored()
     if not stored:
         return None
     table = _matchups(view)
@@ -218,44 +219,57 @@ def summon(view: View, rng) -> bool:
     return view.side.resonance >= ARCHON_SUMMON_COST + SUMMON_UPKEEP_ROUNDS * UPKEEP
 
 
-def _purse(side) -> list:
-    """[Resonance left, units above which a unit is free, units never spent, HP a unit is
-    worth]: what each unit of this side's Resonance is worth this round (module docstring)."""
+# (units above which a unit is free, units never spent, HP a unit is worth) and Resonance
+# left -> _prices; a few dozen in all.
+_PRICES: dict[tuple, dict] = {}
+UNAFFORDABLE = dict.fromkeys(TIER_PRICES, NEVER)
+
+
+def _prices(side, level: int) -> dict:
+    """{Resonance: the HP it is worth, or NEVER when it cannot be spent} for each Tier's
+    price, with `level` Resonance left: what each unit of this side's Resonance is worth
+    this round (module docstring). Shared: never changed by a caller."""
+    if level < TIER_PRICES[0]:
+        return UNAFFORDABLE
     archon = side.archon
     if archon is not None and archon.status == FIELD:
-        return [side.resonance, RESONANCE_MAX, UPKEEP_ROUNDS * UPKEEP, SAVING_HP_PER_RESONANCE]
-    gain = 0
-    for f in side.slots:
-        if f is not None and f.status == FIELD:
-            gain += 1
-    saving = archon is not None and archon.status in (STORED, DISMISSED)
-    worth = SAVING_HP_PER_RESONANCE if saving else HP_PER_RESONANCE
-    return [side.resonance, RESONANCE_MAX - gain, 0, worth]
+        purse = (RESONANCE_MAX, UPKEEP_ROUNDS * UPKEEP, SAVING_HP_PER_RESONANCE)
+    else:
+        free_above = RESONANCE_MAX  # less what the next round start adds (R9.1)
+        for f in side.slots:
+            if f is not None and f.status == FIELD:
+                free_above -= 1
+        saving = archon is not None and archon.status in (STORED, DISMISSED)
+        purse = (free_above, 0, SAVING_HP_PER_RESONANCE if saving else HP_PER_RESONANCE)
+    key = (purse, level)
+    found = _PRICES.get(key)
+    if found is None:
+        free_above, reserve, worth = purse
+        found = _PRICES[key] = {}
+        for price in TIER_PRICES:
+            if price > level - reserve:
+                found[price] = NEVER
+                continue
+            # The units level, level - 1, ..., level - price + 1 that are not above
+            # free_above, each worth `worth`: a multiple of 1/2, so count x worth is the sum
+            # exactly.
+            count = (level if level < free_above else free_above) - (level - price)
+            found[price] = worth * count if count > 0 else 0.0
+    return found
 
 
-def _price(purse: list, price: int) -> float:
-    """The HP that `price` more units are worth, or NEVER when they cannot be spent."""
-    level, free_above, reserve, worth = purse
-    if price > level - reserve:
-        return NEVER
-    # The units level, level - 1, ..., level - price + 1 that are not above free_above,
-    # each worth `worth`: a multiple of 1/2, so count x worth is the sum exactly.
-    count = (level if level < free_above else free_above) - (level - price)
-    return worth * count if count > 0 else 0.0
-
-
-def _tiered(options, room: float, purse: list, base: float):
+def _tiered(options, room: float, prices: dict, base: float):
     """(value, Tier) of the best Tier for these ((tier, price, outcome), ...) options."""
     tier, value, net = 1, base, 0.0
     for t, price, outcome in options[1:]:
         more = _capped(outcome, room)
-        better = more - base - _price(purse, price)
+        better = more - base - prices[price]
         if better > net:
             tier, value, net = t, more, better
     return value, tier
 
 
-def _best_heal(heals, owners, extra, mp, purse, patients, planned_hp):
+def _best_heal(heals, owners, extra, mp, prices, patients, planned_hp):
     """(card, user, MP, Tier, patient, HP restored): of these support cards, the one
     restoring the most HP per MP, or None."""
     best, best_score = None, 0.0
@@ -275,7 +289,7 @@ def _best_heal(heals, owners, extra, mp, purse, patients, planned_hp):
             if tiered:
                 for t in card.tiers()[1:]:
                     more = min(missing, heal_power(card.power_at(t), support))
-                    better = more - base - _price(purse, TIER_COST[t])
+                    better = more - base - prices[TIER_COST[t]]
                     if better > net:
                         tier, restored, net = t, more, better
             score = restored / per_mp
@@ -292,7 +306,8 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
     side = view.side
     owners = view.owners
     mp = side.mp
-    purse = _purse(side)
+    level = side.resonance
+    prices = _prices(side, level)
     extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []
     enemies = view.enemies
@@ -321,12 +336,14 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
             if f.hp > 0 and ratio < lowest:
                 patient, lowest = f, ratio
         if patient is not None:
-            found = _best_heal(heals, owners, extra, mp, purse, [patient], planned_hp)
+            found = _best_heal(heals, owners, extra, mp, prices, [patient], planned_hp)
             if found is not None:
                 card, user, cost, tier, f, restored = found
                 planned_hp[f.id] += restored
                 mp -= cost
-                purse[0] -= TIER_COST[tier]
+                if tier != 1:
+                    level -= TIER_COST[tier]
+                    prices = _prices(side, level)
                 if not card.quick:
                     extra[user.id] = 1
                     for other in cands:
@@ -341,22 +358,13 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
         hp_left = [float(e.hp) for e in enemies]
         while True:
             best, best_score = None, 0.0
-            spare = purse[0] - purse[2]
-            prices = None  # Resonance -> what it is worth now
             for cand in cands:
                 cost = cand[0]
                 if cost > mp:
                     continue
                 rows, cheapest, top_index, top, second, bound = cand[3]
                 per_mp = cost or FREE
-                tiers = False
-                if cheapest <= spare:
-                    if prices is None:
-                        prices = {}
-                    price = prices.get(cheapest)
-                    if price is None:
-                        price = prices[cheapest] = _price(purse, cheapest)
-                    tiers = bound > price
+                tiers = cheapest <= level and bound > prices[cheapest]
                 if not tiers:
                     room = hp_left[top_index]
                     if room < ROOM_AT_LEAST:
@@ -386,7 +394,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                             value = _capped(outcome, room)
                     tier = 1
                     if tiers:
-                        value, tier = _tiered(options, room, purse, value)
+                        value, tier = _tiered(options, room, prices, value)
                     score = value / per_mp
                     if score > best_score:
                         best, best_score = (cand, tier, index, value), score
@@ -397,7 +405,9 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
             cand[0] = PLAYED
             hp_left[index] -= value
             mp -= cost
-            purse[0] -= TIER_COST[tier]
+            if tier != 1:
+                level -= TIER_COST[tier]
+                prices = _prices(side, level)
             if not card.quick:
                 extra[user.id] = extra.get(user.id, 0) + 1
                 for other in cands:
@@ -410,13 +420,15 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
         hurt = [f for f in allies if f.hp > 0 and planned_hp[f.id] < f.spec.max_hp]
         if not hurt:
             break
-        found = _best_heal(heals, owners, extra, mp, purse, hurt, planned_hp)
+        found = _best_heal(heals, owners, extra, mp, prices, hurt, planned_hp)
         if found is None:
             break
         card, user, cost, tier, f, restored = found
         planned_hp[f.id] += restored
         mp -= cost
-        purse[0] -= TIER_COST[tier]
+        if tier != 1:
+            level -= TIER_COST[tier]
+            prices = _prices(side, level)
         if not card.quick:
             extra[user.id] = extra.get(user.id, 0) + 1
         heals.remove(card)
