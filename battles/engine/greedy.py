@@ -33,7 +33,17 @@ fixes one of version 1's habits (issue 19.1, measured by `python -m tests.bench.
   to summon later or on the field, a unit is worth 3 HP (saving for the summon, or its
   upkeep); otherwise 1.5 HP, as in version 1; the active Archon's last two upkeeps are
   never spent.
+
+Ties go to the card first in hand, then to the enemy first in field order (the View's), and
+each score is the float its plain sum gives (_capped), so that how the scan is organised
+never changes a choice. What keeps it cheap: everything a card's plays depend on that is
+printed on the cards is kept per enemy field (_entry); and each attack carries the most its
+score can be (its largest mean, per MP at its printed cost), so the scan looks at the
+attacks highest bound first and stops at the first that cannot match the best so far.
 """
+
+import itertools
+from operator import itemgetter
 
 from .damage import damage, heal_power, type_multiplier
 from .field import DISMISSED, FIELD, STORED, View
@@ -53,6 +63,11 @@ ROOM_AT_LEAST = 2  # a target expected to fall still takes this much (ruling 4 r
 HP_PER_RESONANCE = 1.5
 SAVING_HP_PER_RESONANCE = 3.0
 NEVER = float("inf")
+TIER_PRICES = sorted(set(TIER_COST.values()) - {0})
+# A capped mean exceeds the plain mean, or a Tier adds more than its bound, by rounding at
+# most (a few units in the last place of numbers below 100): every bound below has this
+# margin added, so a play skipped on a bound is one the full computation would not pick.
+BOUND_MARGIN = 1e-9
 
 # (power, stat, same Type, chart entry, mitigation, accuracy, evasion, crit rate) ->
 # (mean damage, largest damage, ((probability, damage), ...) of each landed outcome,
@@ -100,8 +115,13 @@ def _capped(outcome, room: float) -> float:
     return found
 
 
+# -- what a card does against an enemy field: kept for the battle's input ------------------
+# Specs are frozen, so a card's entry below never goes stale; the memo (View.memo) is shared
+# by every battle of one input, and a lab plays thousands.
+
+
 def _blow_table(view: View) -> dict:
-    """This enemy field's rows by card id, kept for the battle's input (specs are frozen)."""
+    """This enemy field's entries (_entry) by card id."""
     key = ("greedy2", view.enemy_ids)
     table = view.memo.get(key)
     if table is None:
@@ -110,70 +130,108 @@ def _blow_table(view: View) -> dict:
 
 
 def _enemy_row(view: View, card, user, enemy) -> tuple:
-    """((tier, Resonance, outcomes), ...) for each Tier of `card` on `enemy`, and the most
-    a Tier adds there, however capped (outcomes align: same odds); kept per card and enemy,
-    so a new enemy field costs only the rows of the enemies not met yet."""
-    rows = view.memo.get("greedy2 rows")
-    if rows is None:
-        rows = view.memo["greedy2 rows"] = {}
-    key = (card.id, enemy.id)
-    found = rows.get(key)
-    if found is None:
-        spec = user.spec
-        e = enemy.spec
-        physical = card.category == "physical"
-        options = tuple(
-            (
-                tier,
-                TIER_COST[tier],
-                _outcomes(
-                    card.power_at(tier),
-                    spec.physical_damage if physical else spec.magic_damage,
-                    card.type == spec.type,
-                    view.effect(card.type, e.type),
-                    e.defense if physical else e.resistance,
-                    spec.physical_accuracy if physical else spec.magic_accuracy,
-                    e.evasion,
-                    spec.crit_rate,
-                ),
-            )
-            for tier in card.tiers()
+    """(((tier, Resonance, outcomes), ...) for each Tier of `card` on `enemy`, the most a
+    Tier adds there, however capped (outcomes align: same odds), the most the card is worth
+    there without a Tier, and with one (its largest mean, plus BOUND_MARGIN)); kept per
+    card and enemy (memo "greedy2 rows"), so a new enemy field costs only the rows of the
+    enemies not met yet."""
+    spec = user.spec
+    e = enemy.spec
+    physical = card.category == "physical"
+    options = tuple(
+        (
+            tier,
+            TIER_COST[tier],
+            _outcomes(
+                card.power_at(tier),
+                spec.physical_damage if physical else spec.magic_damage,
+                card.type == spec.type,
+                view.effect(card.type, e.type),
+                e.defense if physical else e.resistance,
+                spec.physical_accuracy if physical else spec.magic_accuracy,
+                e.evasion,
+                spec.crit_rate,
+            ),
         )
-        bound = 0.0
-        plain = options[0][2][2]
-        for _, _, outcome in options[1:]:
-            more = sum(
-                p * max(0, d - d1) for (p, d), (_, d1) in zip(outcome[2], plain, strict=True)
-            )
-            bound = max(bound, more)
-        found = rows[key] = (options, bound)
-    return found
-
-
-def _blow_rows(view: View, card, user) -> tuple:
-    """(rows, the cheapest Tier's Resonance (NEVER without one), the index of the first
-    enemy with the largest mean, its Tier 1 outcomes, the largest mean of the others, the
-    most a Tier can add).
-    Rows, for each enemy in view order: ((tier, Resonance, outcomes), ...) for each Tier."""
-    rows = []
+        for tier in card.tiers()
+    )
     bound = 0.0
+    plain = options[0][2][2]
+    for _, _, outcome in options[1:]:
+        more = sum(p * max(0, d - d1) for (p, d), (_, d1) in zip(outcome[2], plain, strict=True))
+        bound = max(bound, more)
+    worth = options[0][2][0] + BOUND_MARGIN
+    worth_tiered = max(o[2][0] for o in options) + BOUND_MARGIN
+    return options, bound, worth, worth_tiered
+
+
+HEAL = "heal"  # what a heal's entry starts with
+_SERIALS = itertools.count()  # tells candidates apart, so == on two never reaches a card
+
+
+def _entry(view: View, card, user) -> tuple:
+    """What plays reads of one card against this enemy field.
+
+    A heal's: (HEAL, card, HP it restores, ((tier, Resonance, HP restored), ...) for each
+    higher Tier), R5's heal with its user's Support Power.
+
+    An attack's: (its candidate bounded without a Tier, its candidate bounded with one, the
+    cheapest Tier's Resonance (NEVER without one), the most a Tier adds on any enemy).
+    A candidate is (the most its score can be, a number of its own, the printed MP cost,
+    card, scan): the bound is the most the card is worth on any enemy per MP at the printed
+    cost, as R9's surcharge only ever adds to it. Scan: (the cheapest Tier's Resonance, the
+    most a Tier adds, the index of the first enemy with the largest Tier 1 mean, that mean,
+    that enemy's largest damage, its Tier 1 outcomes, the largest Tier 1 mean of the other
+    enemies, each enemy's _enemy_row in view order)."""
+    if card.category == "support":
+        support = user.spec.support_power
+        return (
+            HEAL,
+            card,
+            heal_power(card.power, support),
+            tuple(
+                (t, TIER_COST[t], heal_power(card.power_at(t), support)) for t in card.tiers()[1:]
+            ),
+        )
+    known = view.memo.get("greedy2 rows")
+    if known is None:
+        known = view.memo["greedy2 rows"] = {}
+    rows = []
     for enemy in view.enemies:
-        options, most = _enemy_row(view, card, user, enemy)
-        rows.append(options)
-        bound = max(bound, most)
-    cheapest = rows[0][1][1] if len(rows[0]) > 1 else NEVER
-    top_index, top = 0, rows[0][0][2]
-    for index, options in enumerate(rows):
-        if options[0][2][0] > top[0]:
-            top_index, top = index, options[0][2]
-    second = max((o[0][2][0] for i, o in enumerate(rows) if i != top_index), default=-1.0)
-    return tuple(rows), cheapest, top_index, top, second, bound
+        key = (card.id, enemy.id)
+        row = known.get(key)
+        if row is None:
+            row = known[key] = _enemy_row(view, card, user, enemy)
+        rows.append(row)
+    first = rows[0][0]
+    cheapest = first[1][1] if len(first) > 1 else NEVER
+    top_index, top = 0, first[0][2]
+    bound = worth = worth_tiered = 0.0
+    for index, row in enumerate(rows):
+        if row[0][0][2][0] > top[0]:
+            top_index, top = index, row[0][0][2]
+        bound = max(bound, row[1])
+        worth = max(worth, row[2])
+        worth_tiered = max(worth_tiered, row[3])
+    second = -1.0
+    for index, row in enumerate(rows):
+        if index != top_index:
+            second = max(second, row[0][0][2][0])
+    scan = (cheapest, bound, top_index, top[0], top[1], top, second, tuple(rows))
+    per_mp = card.mp_cost or FREE
+    serial = next(_SERIALS)
+    return (
+        (worth / per_mp, serial, card.mp_cost, card, scan),
+        (worth_tiered / per_mp, serial, card.mp_cost, card, scan),
+        cheapest,
+        bound,
+    )
 
 
 def switch(view: View, rng):
     """The Switch worth the most after what it throws away, if any is worth one point."""
     side = view.side
-    stored = side.stored()
+    stored = [f for f in side.roster if f.status == STORED and f.hp > 0]  # Side.stored()
     if not stored:
         return None
     table = _matchups(view)
@@ -218,207 +276,282 @@ def summon(view: View, rng) -> bool:
     return view.side.resonance >= ARCHON_SUMMON_COST + SUMMON_UPKEEP_ROUNDS * UPKEEP
 
 
-def _purse(side) -> list:
-    """[Resonance left, units above which a unit is free, units never spent, HP a unit is
-    worth]: what each unit of this side's Resonance is worth this round (module docstring)."""
+# (units above which a unit is free, units never spent, HP a unit is worth) and Resonance
+# left -> _prices; a few dozen in all.
+_PRICES: dict[tuple, dict] = {}
+UNAFFORDABLE = dict.fromkeys(TIER_PRICES, NEVER)
+
+
+def _prices(side, level: int) -> dict:
+    """{Resonance: the HP it is worth, or NEVER when it cannot be spent} for each Tier's
+    price, with `level` Resonance left: what each unit of this side's Resonance is worth
+    this round (module docstring). Shared: never changed by a caller."""
+    if level < TIER_PRICES[0]:
+        return UNAFFORDABLE
     archon = side.archon
     if archon is not None and archon.status == FIELD:
-        return [side.resonance, RESONANCE_MAX, UPKEEP_ROUNDS * UPKEEP, SAVING_HP_PER_RESONANCE]
-    gain = 0
-    for f in side.slots:
-        if f is not None and f.status == FIELD:
-            gain += 1
-    saving = archon is not None and archon.status in (STORED, DISMISSED)
-    worth = SAVING_HP_PER_RESONANCE if saving else HP_PER_RESONANCE
-    return [side.resonance, RESONANCE_MAX - gain, 0, worth]
+        purse = (RESONANCE_MAX, UPKEEP_ROUNDS * UPKEEP, SAVING_HP_PER_RESONANCE)
+    else:
+        free_above = RESONANCE_MAX  # less what the next round start adds (R9.1)
+        for f in side.slots:
+            if f is not None and f.status == FIELD:
+                free_above -= 1
+        saving = archon is not None and archon.status in (STORED, DISMISSED)
+        purse = (free_above, 0, SAVING_HP_PER_RESONANCE if saving else HP_PER_RESONANCE)
+    key = (purse, level)
+    found = _PRICES.get(key)
+    if found is None:
+        free_above, reserve, worth = purse
+        found = _PRICES[key] = {}
+        for price in TIER_PRICES:
+            if price > level - reserve:
+                found[price] = NEVER
+                continue
+            # The units level, level - 1, ..., level - price + 1 that are not above
+            # free_above, each worth `worth`: a multiple of 1/2, so count x worth is the sum
+            # exactly.
+            count = (level if level < free_above else free_above) - (level - price)
+            found[price] = worth * count if count > 0 else 0.0
+    return found
 
 
-def _price(purse: list, price: int) -> float:
-    """The HP that `price` more units are worth, or NEVER when they cannot be spent."""
-    level, free_above, reserve, worth = purse
-    if price > level - reserve:
-        return NEVER
-    # The units level, level - 1, ..., level - price + 1 that are not above free_above,
-    # each worth `worth`: a multiple of 1/2, so count x worth is the sum exactly.
-    count = (level if level < free_above else free_above) - (level - price)
-    return worth * count if count > 0 else 0.0
-
-
-def _tiered(options, room: float, purse: list, base: float):
+def _tiered(options, room: float, prices: dict, base: float):
     """(value, Tier) of the best Tier for these ((tier, price, outcome), ...) options."""
     tier, value, net = 1, base, 0.0
     for t, price, outcome in options[1:]:
         more = _capped(outcome, room)
-        better = more - base - _price(purse, price)
+        better = more - base - prices[price]
         if better > net:
             tier, value, net = t, more, better
     return value, tier
 
 
-def _best_heal(heals, owners, extra, mp, purse, patients, planned_hp):
-    """(card, user, MP, Tier, patient, HP restored): of these support cards, the one
-    restoring the most HP per MP, or None."""
+def _best_heal(heals, owners, extra, mp, prices, patients):
+    """(index in heals, user, MP, Tier, patient, HP restored): of these heals (_entry) on
+    these (ally, HP missing) patients, the one restoring the most HP per MP, or None."""
     best, best_score = None, 0.0
-    for card in heals:
+    for i, (_, card, power, tiers) in enumerate(heals):
         user = owners[card.id]
-        cost = card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
+        cost = card.mp_cost + user.played_nonquick
+        if extra:
+            cost += extra.get(user.id, 0)
         if cost > mp:
             continue
-        support = user.spec.support_power
-        power = card.power + support  # R5's heal (damage.heal_power)
         per_mp = cost or FREE
-        tiered = card.tier2_power is not None
-        for f in patients:
-            missing = f.spec.max_hp - planned_hp[f.id]
+        for f, missing in patients:
             base = missing if missing < power else power
             tier, restored, net = 1, base, 0.0
-            if tiered:
-                for t in card.tiers()[1:]:
-                    more = min(missing, heal_power(card.power_at(t), support))
-                    better = more - base - _price(purse, TIER_COST[t])
-                    if better > net:
-                        tier, restored, net = t, more, better
+            for t, price, more in tiers:
+                if missing < more:
+                    more = missing
+                better = more - base - prices[price]
+                if better > net:
+                    tier, restored, net = t, more, better
             score = restored / per_mp
             if score > best_score:
-                best, best_score = (card, user, cost, tier, f, restored), score
+                best, best_score = (i, user, cost, tier, f, restored), score
     return best
 
 
-PLAYED = NEVER  # a planned card's cost: more than any MP pool
+def _earlier(hand: list, card, other) -> bool:
+    """Whether `card` comes before `other` in the hand."""
+    for c in hand:
+        if c is card:
+            return True
+        if c is other:
+            return False
+    return False
+
+
+_BOUND = itemgetter(0)  # a candidate's bound
 
 
 def plays(view: View, rng) -> list[tuple[str, int, str]]:
     """The three passes of the module docstring."""
     side = view.side
     owners = view.owners
+    hand = side.hand
     mp = side.mp
-    purse = _purse(side)
+    level = side.resonance
+    prices = None  # _prices, looked up once a Tier comes into question
     extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []
     enemies = view.enemies
-    table = _blow_table(view) if enemies else None
-    # [MP it costs now, card, user, _blow_rows] for each attack; a planned one costs PLAYED.
-    cands = []
+    cands = []  # the candidates (_entry) of the attacks not planned yet
     heals = []
-    for card in side.hand:
-        if card.category == "support":
-            heals.append(card)
-        elif table is not None:
-            user = owners[card.id]
-            rows = table.get(card.id)
-            if rows is None:
-                rows = table[card.id] = _blow_rows(view, card, user)
-            cands.append([card.mp_cost + user.played_nonquick, card, user, rows])
+    if enemies:
+        table = _blow_table(view)
+        for card in hand:
+            entry = table.get(card.id)
+            if entry is None:
+                entry = table[card.id] = _entry(view, card, owners[card.id])
+            if entry[0] is HEAL:
+                heals.append(entry)
+                if entry[3] and prices is None:
+                    prices = _prices(side, level)
+            elif entry[2] <= level:
+                if prices is None:
+                    prices = _prices(side, level)
+                # Resonance only goes down in a plan and its price up: a Tier not worth its
+                # price now never will be, and the bound without one holds.
+                cands.append(entry[1] if entry[3] > prices[entry[2]] else entry[0])
+            else:
+                cands.append(entry[0])  # no Tier it could pay for, in this plan
+        cands.sort(key=_BOUND, reverse=True)  # so a scan can stop at the first too low
+    else:
+        for card in hand:
+            if card.category == "support":
+                heals.append(_entry(view, card, owners[card.id]))
+        prices = _prices(side, level)
+    healed: dict[str, int] = {}  # HP the plan restores, by ally
     if heals:
-        allies = [f for f in side.slots if f is not None and f.status == FIELD]
-        if side.archon is not None and side.archon.status == FIELD:
-            allies.append(side.archon)
-        planned_hp = {f.id: f.hp for f in allies}
         # 1. The most hurt ally under half HP (the first of them).
         patient, lowest = None, HEAL_BELOW
-        for f in allies:
-            ratio = f.hp / f.spec.max_hp
-            if f.hp > 0 and ratio < lowest:
-                patient, lowest = f, ratio
+        for f in side.slots:
+            if f is not None and f.status == FIELD and f.hp > 0:
+                ratio = f.hp / f.spec.max_hp
+                if ratio < lowest:
+                    patient, lowest = f, ratio
+        archon = side.archon
+        if archon is not None and archon.status == FIELD and archon.hp > 0:
+            ratio = archon.hp / archon.spec.max_hp
+            if ratio < lowest:
+                patient, lowest = archon, ratio
         if patient is not None:
-            found = _best_heal(heals, owners, extra, mp, purse, [patient], planned_hp)
+            missing = patient.spec.max_hp - patient.hp
+            found = _best_heal(heals, owners, extra, mp, prices, ((patient, missing),))
             if found is not None:
-                card, user, cost, tier, f, restored = found
-                planned_hp[f.id] += restored
+                i, user, cost, tier, f, restored = found
+                card = heals[i][1]
+                healed[f.id] = restored
                 mp -= cost
-                purse[0] -= TIER_COST[tier]
+                if tier != 1:
+                    level -= TIER_COST[tier]
+                    prices = _prices(side, level)
                 if not card.quick:
                     extra[user.id] = 1
-                    for other in cands:
-                        if other[2] is user:
-                            other[0] += 1
-                heals.remove(card)
+                del heals[i]
                 plays.append((card.id, tier, f.id))
 
     # 2. Attacks, by expected damage delivered per MP.
     if cands:
         enemy_ids = view.enemy_ids
-        hp_left = [float(e.hp) for e in enemies]
-        while True:
-            best, best_score = None, 0.0
-            spare = purse[0] - purse[2]
-            prices = None  # Resonance -> what it is worth now
-            for cand in cands:
-                cost = cand[0]
-                if cost > mp:
-                    continue
-                rows, cheapest, top_index, top, second, bound = cand[3]
-                per_mp = cost or FREE
-                tiers = False
-                if cheapest <= spare:
-                    if prices is None:
-                        prices = {}
-                    price = prices.get(cheapest)
-                    if price is None:
-                        price = prices[cheapest] = _price(purse, cheapest)
-                    tiers = bound > price
-                if not tiers:
-                    room = hp_left[top_index]
-                    if room < ROOM_AT_LEAST:
-                        room = ROOM_AT_LEAST
-                    if top[1] <= room:
-                        value = top[0]
-                    else:
-                        value = top[3].get(room)
-                        if value is None:
-                            value = _capped(top, room)
-                    if value > second:
-                        # Capping only lowers a value: no other enemy can match this one.
-                        score = value / per_mp
-                        if score > best_score:
-                            best, best_score = (cand, 1, top_index, value), score
-                        continue
-                for index, options in enumerate(rows):
-                    room = hp_left[index]
-                    if room < ROOM_AT_LEAST:
-                        room = ROOM_AT_LEAST
-                    outcome = options[0][2]
-                    if outcome[1] <= room:
-                        value = outcome[0]
-                    else:
-                        value = outcome[3].get(room)
-                        if value is None:
-                            value = _capped(outcome, room)
-                    tier = 1
-                    if tiers:
-                        value, tier = _tiered(options, room, purse, value)
+        hp_left = [e.hp for e in enemies]
+    while cands:
+        # The best play so far: its score, its card, and (candidate, Tier, enemy index, value).
+        best_score, best_card, best = 0.0, None, None
+        for cand in cands:
+            if cand[0] < best_score:
+                break  # it cannot match the best so far, nor can any after it
+            if cand[2] > mp:
+                continue  # its printed cost alone is more than the MP left
+            card = cand[3]
+            user = owners[card.id]
+            cost = card.mp_cost + user.played_nonquick
+            if extra:
+                cost += extra.get(user.id, 0)
+            if cost > mp:
+                continue
+            cheapest, bound, top_index, top_mean, top_most, top, second, rows = cand[4]
+            per_mp = cost or FREE
+            if cheapest > level or bound <= prices[cheapest]:  # no Tier worth its price
+                room = hp_left[top_index]
+                if room < ROOM_AT_LEAST:
+                    room = ROOM_AT_LEAST
+                if top_most <= room:
+                    value = top_mean
+                else:
+                    value = top[3].get(room)
+                    if value is None:
+                        value = _capped(top, room)
+                if value > second:
+                    # Capping only lowers a value: no other enemy can match this one.
                     score = value / per_mp
-                    if score > best_score:
-                        best, best_score = (cand, tier, index, value), score
-            if best is None:
+                    if score > best_score or (
+                        score == best_score and best is not None and _earlier(hand, card, best_card)
+                    ):
+                        best_score, best_card, best = score, card, (cand, 1, top_index, value)
+                    continue
+                tiers = False
+            else:
+                tiers = True
+                price = prices[cheapest] + BOUND_MARGIN
+            for index, (options, more, worth, worth_tiered) in enumerate(rows):
+                if (worth_tiered if tiers else worth) / per_mp < best_score:
+                    continue
+                room = hp_left[index]
+                if room < ROOM_AT_LEAST:
+                    room = ROOM_AT_LEAST
+                outcome = options[0][2]
+                if outcome[1] <= room:
+                    value = outcome[0]
+                else:
+                    value = outcome[3].get(room)
+                    if value is None:
+                        value = _capped(outcome, room)
+                tier = 1
+                if tiers and more > price:  # a Tier may add more than it costs here
+                    value, tier = _tiered(options, room, prices, value)
+                score = value / per_mp
+                if score > best_score or (
+                    score == best_score
+                    and best is not None
+                    and best_card is not card
+                    and _earlier(hand, card, best_card)
+                ):
+                    best_score, best_card, best = score, card, (cand, tier, index, value)
+        if best is None:
+            break
+        cand, tier, index, value = best
+        cands.remove(cand)
+        card = cand[3]
+        user = owners[card.id]
+        hp_left[index] -= value
+        mp -= card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
+        if tier != 1:
+            level -= TIER_COST[tier]
+            prices = _prices(side, level)
+        if not card.quick:
+            extra[user.id] = extra.get(user.id, 0) + 1
+        plays.append((card.id, tier, enemy_ids[index]))
+        for cand in cands:
+            if cand[2] <= mp:
                 break
-            cand, tier, index, value = best
-            cost, card, user = cand[0], cand[1], cand[2]
-            cand[0] = PLAYED
-            hp_left[index] -= value
-            mp -= cost
-            purse[0] -= TIER_COST[tier]
-            if not card.quick:
-                extra[user.id] = extra.get(user.id, 0) + 1
-                for other in cands:
-                    if other[2] is user:
-                        other[0] += 1
-            plays.append((card.id, tier, enemy_ids[index]))
+        else:
+            break  # MP allows none of the others, whatever their users played
 
     # 3. Leftover MP heals whoever is hurt at all.
     while heals:
-        hurt = [f for f in allies if f.hp > 0 and planned_hp[f.id] < f.spec.max_hp]
+        for heal in heals:
+            if heal[1].mp_cost <= mp:
+                break
+        else:
+            break  # MP allows none of them, whatever their users played
+        hurt = []  # (ally, HP missing once the planned heals land)
+        for f in side.slots:
+            if f is not None and f.status == FIELD and f.hp > 0:
+                missing = f.spec.max_hp - f.hp - healed.get(f.id, 0)
+                if missing > 0:
+                    hurt.append((f, missing))
+        archon = side.archon
+        if archon is not None and archon.status == FIELD and archon.hp > 0:
+            missing = archon.spec.max_hp - archon.hp - healed.get(archon.id, 0)
+            if missing > 0:
+                hurt.append((archon, missing))
         if not hurt:
             break
-        found = _best_heal(heals, owners, extra, mp, purse, hurt, planned_hp)
+        found = _best_heal(heals, owners, extra, mp, prices, hurt)
         if found is None:
             break
-        card, user, cost, tier, f, restored = found
-        planned_hp[f.id] += restored
+        i, user, cost, tier, f, restored = found
+        card = heals[i][1]
+        healed[f.id] = healed.get(f.id, 0) + restored
         mp -= cost
-        purse[0] -= TIER_COST[tier]
+        if tier != 1:
+            level -= TIER_COST[tier]
+            prices = _prices(side, level)
         if not card.quick:
             extra[user.id] = extra.get(user.id, 0) + 1
-        heals.remove(card)
+        del heals[i]
         plays.append((card.id, tier, f.id))
     return plays
