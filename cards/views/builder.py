@@ -87,11 +87,18 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=N
     context["explained"] = stats.explain(**values, rank=rank or 1)
     derived = stats.derive(**values, rank=rank or 1)
     context["summary"] = derived
+    # The template keeps the parts that show only the rules' numbers rendered, under all
+    # they are computed from: the attributes and Rank; for the odds, the dice and the
+    # reference Evasion. The same for anyone who types them, and never stale.
+    context["stats_key"] = (*values.values(), rank or 1)
     if not reference.is_valid():
         return context
     ref = reference.cleaned_data
     context["ref"] = ref
     context["attacks"] = odds.attack_rows(derived, ref["vs_evasion"])
+    context["odds_key"] = (
+        derived.physical_accuracy, derived.magic_accuracy, derived.crit_rate, ref["vs_evasion"]
+    )  # fmt: skip
     user_type = form.chosen_type()
     context["saved"] = cards is not None
     if cards is not None and user_type is not None:
