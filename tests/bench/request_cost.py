@@ -1,5 +1,6 @@
-"""`python -m tests.bench.request_cost [REV] [ROUNDS] [N]`: the CPU each request of
-`make load`'s mix costs, in process, on this tree and (given REV) on that commit, in turns.
+"""`python -m tests.bench.request_cost [--only NAME | --dump DIR] [REV] [ROUNDS] [N]`: the
+CPU each request of `make load`'s mix costs, in process, on this tree and (given REV) on
+that commit, in turns.
 
 No server and no network: each request goes through Django's WSGI handler (every
 middleware, the session and user lookups, the view, the template), as `make serve` runs
@@ -15,6 +16,7 @@ and times each by `time.process_time`: CPU, so another busy process on the machi
 the figures less than it would wall time. Per endpoint it prints the median CPU of a
 request, then the whole mix weighted as load_mix weighs it.
 
+`--only NAME` measures only the endpoints whose names start with NAME ("live stats").
 `--dump DIR` instead saves each endpoint's page (and the builder's invalid-input cases)
 from this tree, with the per-request tokens and the run's battle codes replaced, for
 comparing two trees' output with diff.
@@ -185,13 +187,15 @@ def child_prepare():
         raise SystemExit(f"the Mastercard PDF was not rendered ({status})")
 
 
-def child_measure(n: int):
+def child_measure(n: int, only: str = ""):
     import gc
     import time
 
     client, endpoints = _setup()
     prepared = []
     for e in endpoints:
+        if not e.name.startswith(only):
+            continue
         environ = client.environ(e.method, e.path, e.body, e.htmx)
         status, _, _ = client.send(environ)  # warm
         if status >= 400:
@@ -288,9 +292,11 @@ def _worktree(rev: str, scratch: Path) -> Path:
 
 
 def main(argv: list[str]) -> None:
-    dump = None
+    dump, only = None, ""
     if argv[:1] == ["--dump"]:
         dump, argv = Path(argv[1]).resolve(), argv[2:]
+    if argv[:1] == ["--only"]:
+        only, argv = argv[1], argv[2:]
     rev = argv[0] if argv else ""
     rounds = int(argv[1]) if len(argv) > 1 else 3
     n = int(argv[2]) if len(argv) > 2 else 300
@@ -312,7 +318,8 @@ def main(argv: list[str]) -> None:
         results: dict[Path, list] = {tree: [] for tree in trees}
         for r in range(1, rounds + 1):
             for tree in trees:
-                rows = json.loads(_child(tree, envs[tree], "measure", str(n)).splitlines()[-1])
+                out = _child(tree, envs[tree], "measure", str(n), only)
+                rows = json.loads(out.splitlines()[-1])
                 results[tree].append(rows)
                 name = "this tree" if tree == ROOT else rev
                 print(f"request_cost: round {r}, {name}: {_mix(rows) * 1e3:.3f} ms a request")
@@ -373,7 +380,7 @@ if __name__ == "__main__":
         if mode == "prepare":
             child_prepare()
         elif mode == "measure":
-            child_measure(int(args[2]))
+            child_measure(int(args[2]), *args[3:])
         else:
             child_dump(Path(args[2]))
     else:
