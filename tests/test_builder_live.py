@@ -295,3 +295,16 @@ def test_it_shows_the_same_numbers_whichever_page_kept_them(client, alice, types
     page()
     assert panels() == fresh_panels  # its parts kept by the page
     assert "HP 45 = 6 + 5 x END 5 + 2 x STR 7" in fresh_panels
+
+
+def test_it_keeps_the_hints_of_a_memeyori_and_an_archon_with_the_same_numbers_apart(client, types):
+    """With every attribute valid the hints are kept with the numbers: a Memeyori's include
+    its Rank's, an Archon's do not; a bad value is never kept."""
+    caches["fragments"].clear()
+    data = form_data(types, strength=11, rank=1)
+    for kind in ("memeyori", "archon", "memeyori"):
+        html = client.get(stats_url(kind), data, headers=HTMX).content.decode()
+        assert 'id="hint-strength" hx-swap-oob="true" class="hint">Unnatural</span>' in html
+        assert ('id="hint-rank"' in html) is (kind == "memeyori")
+    bad = client.get(stats_url(), {**data, "strength": "x"}, headers=HTMX).content.decode()
+    assert 'id="hint-strength" hx-swap-oob="true" class="hint error">' in bad
