@@ -102,3 +102,23 @@ def test_it_shows_each_characters_own_numbers_when_another_with_the_same_has_bee
         alice, types["Shade"], name="Hidden", **{**same, "visibility": "private"}
     )
     assert client.get(secret.get_absolute_url()).status_code == 404
+
+
+def test_it_shows_each_reader_their_own_nav_when_the_sites_links_are_kept(client, alice, bob):
+    """The site's links in every page's head and nav are kept rendered (CACHES["fragments"]),
+    a visitor's nav apart from a logged-in reader's; the name and log-out form are each
+    reader's own."""
+    caches["fragments"].clear()
+    readers = [None, alice, bob, None, alice]
+    for reader in readers:
+        client.logout()
+        if reader is not None:
+            client.force_login(reader)
+        html = client.get(reverse("home")).content.decode()
+        assert f'href="{reverse("types_css")}"' in html
+        assert (f'href="{reverse("lab_list")}">Labs' in html) is (reader is not None)
+        assert (f'href="{reverse("lab_public")}">Labs' in html) is (reader is None)
+        assert (f'href="{reverse("my_characters")}"' in html) is (reader is not None)
+        assert (f'href="{reverse("login")}"' in html) is (reader is None)
+        for other in (alice, bob):
+            assert (f'class="who">{other.username}</a>' in html) is (other == reader)
