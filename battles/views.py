@@ -286,11 +286,24 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsa
             "keep_url": unsaved["keep_url"], "og_url": "",
         })  # fmt: skip
     presentation = _presentation(battle)
-    if not request.htmx:  # the #viewer partial names neither the owner nor the parties
-        _with_names(request, battle)
     context |= {
         "shared": shared,
         "is_owner": request.user.is_authenticated and battle.owner_id == request.user.pk,
+        "presentation": presentation,
+        "present_url": reverse("battle_present", kwargs={"code": battle.code}),
+        "can_present": not shared and may_present(battle, request.user),
+        # Only someone the service would let start now sees the start control (21.3).
+        "can_take_over": not shared and may_take_over(battle, presentation, request.user),
+        "is_presenter": (
+            not shared and presentation is not None and presentation.presenter_id == request.user.pk
+        ),
+    }
+    if request.htmx:
+        return render(request, template, context)
+    # What only the page around the #viewer partial shows: the owner's and the parties'
+    # names, the preview image, the player's follow control, sharing and the table's part.
+    _with_names(request, battle)
+    context |= {
         "og_url": request.build_absolute_uri(
             reverse("battle_shared_og", kwargs={"token": battle.share_token})
             if shared
@@ -302,14 +315,6 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsa
             reverse("battle_shared_follow", kwargs={"token": battle.share_token})
             if shared
             else reverse("battle_follow", kwargs={"code": battle.code})
-        ),
-        "presentation": presentation,
-        "present_url": reverse("battle_present", kwargs={"code": battle.code}),
-        "can_present": not shared and may_present(battle, request.user),
-        # Only someone the service would let start now sees the start control (21.3).
-        "can_take_over": not shared and may_take_over(battle, presentation, request.user),
-        "is_presenter": (
-            not shared and presentation is not None and presentation.presenter_id == request.user.pk
         ),
         "can_count_growth": (
             not shared
