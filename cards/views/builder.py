@@ -70,6 +70,25 @@ def with_picked_defender(request, data):
     return data, picked
 
 
+def card_lines(rows: list[odds.CardRow]) -> list[dict]:
+    """The odds panel's lines for the cards' rows (R5), as plain dicts of what it shows: the
+    template looks a name up as a key first, which a dataclass answers only by raising."""
+    lines = []
+    for row in rows:
+        line = {"name": row.card.name, "locked_at": None if row.unlocked else row.card.unlock_rank}
+        if row.kind == "support":
+            line["heal"] = row.heal
+        else:
+            line.update(
+                heal=None,
+                effect=row.effect,
+                expected=row.expected.text,
+                title=f"{row.expected.exact}; {row.multipliers}",
+            )
+        lines.append(line)
+    return lines
+
+
 def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=None) -> dict:
     """Everything the stats and odds panels show, from already-bound forms."""
     context = {
@@ -102,7 +121,7 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=N
     user_type = form.chosen_type()
     context["saved"] = cards is not None
     if cards is not None and user_type is not None:
-        context["card_rows"] = odds.card_rows(
+        rows = odds.card_rows(
             cards=cards,
             derived=derived,
             user_type=user_type,
@@ -110,6 +129,7 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=N
             reference=ref,
             chart=live.chart_against(ref["vs_type"]) if chart is None else chart,
         )
+        context["card_rows"] = card_lines(rows)
     return context
 
 
