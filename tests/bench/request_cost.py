@@ -217,8 +217,11 @@ def child_measure(n: int, only: str = ""):
     print(json.dumps([[e.name, e.weight, statistics.median(s)] for e, _, s, _ in prepared]))
 
 
-# What the dump adds to the mix: the builder's pages and its invalid-input cases.
-INVALID = [
+# What the dump adds to the mix: the builder's pages, its invalid-input cases, and Ranks
+# that lock cards (1) or raise every attribute (6).
+CASES = [
+    {"rank": "1"},
+    {"rank": "6", "strength": "20"},
     {"strength": "0"},
     {"strength": "21"},
     {"strength": "2.5"},
@@ -253,14 +256,14 @@ def child_dump(out: Path):
     typed = dict(parse_qsl(query, keep_blank_values=True))
     character = base.removesuffix("stats/")
     pick = "memeyori:" + character.strip("/").split("/")[-1]
-    for k, bad in enumerate(INVALID):
+    for k, bad in enumerate(CASES):
         url = f"{base}?{urlencode({**typed, **bad})}"
-        pages.append((f"invalid {k} htmx", "GET", url, None, True))
-        pages.append((f"invalid {k} page", "GET", url, None, False))
+        pages.append((f"case {k} htmx", "GET", url, None, True))
+        pages.append((f"case {k} page", "GET", url, None, False))
         new = f"/build/memeyori/stats/?{urlencode({**typed, **bad})}"
-        pages.append((f"invalid {k} new htmx", "GET", new, None, True))
+        pages.append((f"case {k} new htmx", "GET", new, None, True))
         post = {**typed, **bad, "preview": "1"}
-        pages.append((f"invalid {k} preview", "POST", f"{character}edit/", post, False))
+        pages.append((f"case {k} preview", "POST", f"{character}edit/", post, False))
     pages += [
         ("builder edit", "GET", f"{character}edit/", None, False),
         ("builder new", "GET", "/build/memeyori/", None, False),
