@@ -26,9 +26,10 @@ from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.views.decorators.vary import vary_on_headers
 
-from cards.models import TableMembership, readable_or_404
+from cards.models import Party, TableMembership, readable_or_404
 from cards.printing import store
 from memeyori_site import live
+from memeyori_site.auth import USER_BY_KEY
 from memeyori_site.compiled import Compiled
 from memeyori_site.confirm import confirm_page
 from memeyori_site.errors import DeadLink, error_page
@@ -96,8 +97,28 @@ PRESENTATION_OF = Compiled(
 )
 
 
+PARTY_BY_ID = Compiled(lambda pk: Party.objects.filter(pk=pk), -7_301_972)
+
+
 def _presentation(battle: Battle) -> Presentation | None:
     return PRESENTATION_OF.first(battle.pk)
+
+
+def _with_names(request, battle: Battle) -> Battle:
+    """The owner the viewer page names and, for a reader who is logged in (who gets the
+    rematch links), the parties it links, read compiled like the battle: each relation
+    read on use would build and compile a query of its own."""
+    user = request.user
+    owner = user if battle.owner_id == user.pk else USER_BY_KEY.first(battle.owner_id)
+    if owner is not None:
+        battle.owner = owner
+    if user.is_authenticated:
+        for side in ("party_a", "party_b"):
+            pk = getattr(battle, f"{side}_id")
+            party = PARTY_BY_ID.first(pk) if pk is not None else None
+            if party is not None:
+                setattr(battle, side, party)
+    return battle
 
 
 def _get_battle_for_user(request, code: uuid.UUID) -> Battle:
@@ -268,6 +289,21 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsa
     context |= {
         "shared": shared,
         "is_owner": request.user.is_authenticated and battle.owner_id == request.user.pk,
+        "presentation": presentation,
+        "present_url": reverse("battle_present", kwargs={"code": battle.code}),
+        "can_present": not shared and may_present(battle, request.user),
+        # Only someone the service would let start now sees the start control (21.3).
+        "can_take_over": not shared and may_take_over(battle, presentation, request.user),
+        "is_presenter": (
+            not shared and presentation is not None and presentation.presenter_id == request.user.pk
+        ),
+    }
+    if request.htmx:
+        return render(request, template, context)
+    # What only the page around the #viewer partial shows: the owner's and the parties'
+    # names, the preview image, the player's follow control, sharing and the table's part.
+    _with_names(request, battle)
+    context |= {
         "og_url": request.build_absolute_uri(
             reverse("battle_shared_og", kwargs={"token": battle.share_token})
             if shared
@@ -279,14 +315,6 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsa
             reverse("battle_shared_follow", kwargs={"token": battle.share_token})
             if shared
             else reverse("battle_follow", kwargs={"code": battle.code})
-        ),
-        "presentation": presentation,
-        "present_url": reverse("battle_present", kwargs={"code": battle.code}),
-        "can_present": not shared and may_present(battle, request.user),
-        # Only someone the service would let start now sees the start control (21.3).
-        "can_take_over": not shared and may_take_over(battle, presentation, request.user),
-        "is_presenter": (
-            not shared and presentation is not None and presentation.presenter_id == request.user.pk
         ),
         "can_count_growth": (
             not shared

@@ -55,7 +55,16 @@ class Compiled:
                 if len(found) != 1:
                     raise ValueError(f"{example!r} is not one parameter of {sql}")
                 slots.append(found[0])  # (where, as hex)
-            entry = self._compiled[connection] = (queryset.model, compiler, sql, params, slots)
+            # How the rows become what the ORM gives, worked out once: results_iter would
+            # ask every column for its converters on every run.
+            columns = [column for column, _, _ in compiler.select[: compiler.col_count]]
+            if compiler.has_composite_fields(columns):
+                raise TypeError("composite fields are not compiled")
+            converters = compiler.get_converters(columns)
+            # The attribute each column fills, for objects(); a values_list may select more.
+            names = [getattr(getattr(c, "target", None), "attname", None) for c in columns]
+            entry = (queryset.model, compiler, sql, params, slots, converters, names)
+            self._compiled[connection] = entry
         return entry
 
     def _run(self, values, using):
@@ -67,14 +76,16 @@ class Compiled:
             self.model = self.build(*self.examples).model
         alias = using or router.db_for_read(self.model)
         connection = connections[alias]
-        model, compiler, sql, params, slots = self._for(connection)
+        model, compiler, sql, params, slots, converters, names = self._for(connection)
         params = list(params)
         for (slot, as_hex), value in zip(slots, values, strict=True):
             params[slot] = value.hex if as_hex else value
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
-        return alias, model, compiler, list(compiler.results_iter([rows], tuple_expected=True))
+        if converters:
+            rows = list(map(tuple, compiler.apply_converters(rows, converters)))
+        return alias, model, compiler, rows, names
 
     def rows(self, *values, using: str | None = None) -> list[tuple]:
         """The rows, converted as the ORM converts them (for a values_list queryset)."""
@@ -83,10 +94,9 @@ class Compiled:
     def objects(self, *values, using: str | None = None) -> list:
         """Model instances, as the queryset would give them: only for a plain model
         queryset (no select_related, no annotations)."""
-        alias, model, compiler, rows = self._run(values, using)
+        alias, model, compiler, rows, names = self._run(values, using)
         if compiler.klass_info is None or compiler.klass_info.get("related_klass_infos"):
             raise TypeError("objects() is for plain model querysets")
-        names = [column.target.attname for column, _, _ in compiler.select[: compiler.col_count]]
         return [model.from_db(alias, names, row) for row in rows]
 
     def first(self, *values, using: str | None = None):

@@ -222,9 +222,13 @@ CACHES["default"]["KEY_PREFIX"] = CACHE_KEY_PREFIX
 # A stored battle's viewer at one step, rendered, in each web process's memory: a battle's log
 # never changes, so a kept step is never stale and no process needs another's copy (the key
 # says what else it shows, battles/views.py). Presenter followers and a shared link's
-# visitors ask for the same steps. At most 2,000 parts (two a step, about 7 KB each in the
-# demo's battles: some 15 MB a process). The dev server empties it when a template is
-# edited (battles/apps.py).
+# visitors ask for the same steps. The builder's live panels keep here the parts that show
+# only the rules' numbers (derived stats, attack odds, the summary line), under the numbers
+# they come from (cards/views/builder.py live_context): no one's data; a character page its
+# attributes and stats lists, the same way; every page the site's links in its head and nav
+# (templates/base.html). At most 2,000 parts (a viewer step's two are about 7 KB each in the
+# demo's battles, the others 0.3-3 KB: at most some 15 MB a process). The dev server empties
+# it when a template is edited (battles/apps.py).
 CACHES["fragments"] = {
     "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
     "LOCATION": "fragments",

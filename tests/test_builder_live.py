@@ -1,13 +1,16 @@
 """The live builder: the stats and odds panels re-render from the server as the user types."""
 
+import re
 from fractions import Fraction
 
 import pytest
+from django.core.cache import caches
 from django.urls import reverse
 
 from battles.engine.damage import STAB, WEAK, stab_multiplier
 from battles.engine.odds import attack_odds, expected_damage
 from cards.models import Effect, Matchup, Memeyori
+from cards.odds import percent
 
 from .conftest import make_card, make_memeyori
 
@@ -233,3 +236,75 @@ def test_html_typed_into_the_builder_is_escaped_in_the_panels(client, types):
     data = form_data(types, strength="<script>alert(1)</script>")
     html = client.get(stats_url(), data, headers=HTMX).content.decode()
     assert "<script>alert(1)" not in html
+
+
+def _land(accuracy, evasion, crit_rate) -> str:
+    """The title the odds table gives a physical or magic attack's chance to land."""
+    return f'title="{percent(attack_odds(accuracy, evasion, crit_rate).p_land).exact}"'
+
+
+def test_it_keeps_the_rules_numbers_rendered_and_each_reader_sees_only_their_own_cards(
+    client, alice, bob, types
+):
+    """The derived stats, the attack odds and the summary are kept rendered
+    (CACHES["fragments"]) under the numbers they come from; the cards' rows never are."""
+    alices = make_memeyori(alice, types["Blaze"], name="Alices")
+    make_card(alices, types["Blaze"], name="Alices Secret Move")
+    bobs = make_memeyori(bob, types["Tide"], name="Bobs")
+    make_card(bobs, types["Tide"], name="Bobs Own Move")
+    data = form_data(types, strength=9, iq=7, aura=3, vs_evasion=4)
+    caches["fragments"].clear()
+    client.force_login(alice)
+    fresh = client.get(character_stats_url(alices), data, headers=HTMX).content.decode()
+    kept = client.get(character_stats_url(alices), data, headers=HTMX).content.decode()
+    assert kept == fresh and "Alices Secret Move" in kept
+    client.force_login(bob)
+    html = client.get(character_stats_url(bobs), data, headers=HTMX).content.decode()
+    assert "Bobs Own Move" in html and "Alices Secret Move" not in html
+    assert "HP 49 = 6 + 5 x END 5 + 2 x STR 9" in html and _land(12, 4, 3) in html
+    # Other numbers are other panels: Rank 6 raises every attribute; Evasion 0 is other odds.
+    rank6 = client.get(character_stats_url(bobs), {**data, "rank": 6}, headers=HTMX)
+    assert "HP 56 = 6 + 5 x END 6 (5 + 1 at Rank 6) + 2 x STR 10 (9 + 1 at Rank 6)" in (
+        rank6.content.decode()
+    )
+    evasion0 = client.get(character_stats_url(bobs), {**data, "vs_evasion": 0}, headers=HTMX)
+    assert _land(12, 0, 3) in evasion0.content.decode() and _land(12, 4, 3) != _land(12, 0, 3)
+
+
+def test_it_shows_the_same_numbers_whichever_page_kept_them(client, alice, types):
+    """The builder's page (whose summary is not inside the panels' localize off) and the
+    stats endpoint keep the same parts; each shows what it shows when nothing is kept."""
+    client.force_login(alice)
+    emberpup = make_memeyori(alice, types["Blaze"], strength=7, iq=6, speed=6)
+    page_url = reverse("character_edit", kwargs={"kind": "memeyori", "code": emberpup.code})
+    data = form_data(types, strength=7, iq=6, speed=6)
+
+    def page():
+        html = client.get(page_url).content.decode()
+        return re.sub(r'(csrfmiddlewaretoken" value=|X-CSRFToken": |nonce=)"[^"]+"', "", html)
+
+    def panels():
+        return client.get(character_stats_url(emberpup), data, headers=HTMX).content.decode()
+
+    caches["fragments"].clear()
+    fresh_page = page()
+    caches["fragments"].clear()
+    fresh_panels = panels()
+    assert page() == fresh_page  # its parts kept by the endpoint
+    caches["fragments"].clear()
+    page()
+    assert panels() == fresh_panels  # its parts kept by the page
+    assert "HP 45 = 6 + 5 x END 5 + 2 x STR 7" in fresh_panels
+
+
+def test_it_keeps_the_hints_of_a_memeyori_and_an_archon_with_the_same_numbers_apart(client, types):
+    """With every attribute valid the hints are kept with the numbers: a Memeyori's include
+    its Rank's, an Archon's do not; a bad value is never kept."""
+    caches["fragments"].clear()
+    data = form_data(types, strength=11, rank=1)
+    for kind in ("memeyori", "archon", "memeyori"):
+        html = client.get(stats_url(kind), data, headers=HTMX).content.decode()
+        assert 'id="hint-strength" hx-swap-oob="true" class="hint">Unnatural</span>' in html
+        assert ('id="hint-rank"' in html) is (kind == "memeyori")
+    bad = client.get(stats_url(), {**data, "strength": "x"}, headers=HTMX).content.decode()
+    assert 'id="hint-strength" hx-swap-oob="true" class="hint error">' in bad

@@ -187,6 +187,32 @@ def test_a_viewer_reads_its_battle_and_presentation_as_the_orm_does(alice, bob, 
     assert (presented.round, presented.step, presented.presenter.username) == (2, 1, "alice")
 
 
+def test_it_names_a_battles_owner_and_links_its_parties_on_the_viewer_page_as_the_orm_did(
+    client, alice, bob, types
+):
+    """The owner and the parties of a battle, read compiled for its viewer page: each
+    reader sees the name and (logged in) the rematch links, in no more queries."""
+    from battles.models import BattleVisibility
+    from tests.test_battle_pages import make_team, run
+
+    mine, theirs = make_team(alice, types, "Sunrise"), make_team(bob, types, "Night")
+    battle = run(alice, mine, theirs, visibility=BattleVisibility.PUBLIC)
+    rematch = f"?party_a={mine.code}&amp;party_b={theirs.code}&amp;policy_a="
+    for reader in (alice, bob, None):
+        client.logout()
+        if reader is not None:
+            client.force_login(reader)
+        for url in (battle.get_absolute_url(), battle.share_url()):
+            with CaptureQueriesContext(connection) as queries:
+                html = client.get(url, {"round": 1}).content.decode()
+            assert "run by alice" in html
+            assert (rematch in html) is (reader is not None)
+            # Session and user, the battle, its presentation, the owner (unless reading),
+            # the two parties (logged in), and a member check for someone else's battle.
+            assert len(queries) <= 7
+            assert all("JOIN" not in q["sql"] for q in queries.captured_queries)
+
+
 def test_a_character_read_for_a_viewer_comes_with_its_type_owner_and_cards(alice, bob, types):
     from django.http import Http404
     from django.test import RequestFactory

@@ -1,9 +1,12 @@
 """The read-only pages that the foundation serves."""
 
+import re
+
 import pytest
+from django.core.cache import caches
 from django.urls import reverse
 
-from .conftest import make_memeyori
+from .conftest import make_archon, make_memeyori
 
 
 @pytest.fixture
@@ -65,3 +68,57 @@ def test_pages_carry_a_strict_content_security_policy(client, types):
 def test_type_colours_come_from_a_stylesheet(client, types):
     css = client.get(reverse("types_css")).content.decode()
     assert f".type-blaze {{ --type-colour: {types['Blaze'].colour};" in css
+
+
+def test_it_shows_each_characters_own_numbers_when_another_with_the_same_has_been_shown(
+    client, alice, types
+):
+    """The attributes and stats lists are kept rendered (CACHES["fragments"]) under the
+    numbers they show: a Rank 6 Memeyori, a Rank 1 one and an Archon with the same
+    attributes each show their own, as when nothing is kept; a private one stays private."""
+    same = dict(strength=8, endurance=6, iq=4, wit=3, speed=5, aura=2, visibility="public")
+    characters = [
+        make_memeyori(alice, types["Blaze"], name="Six", rank=6, **same),
+        make_memeyori(alice, types["Tide"], name="One", rank=1, **same),
+        make_archon(alice, types["Stone"], name="Arch", **same),
+    ]
+
+    def page(character):
+        html = client.get(character.get_absolute_url()).content.decode()
+        return re.sub(r'(csrfmiddlewaretoken" value=|X-CSRFToken": |nonce=)"[^"]+"', "", html)
+
+    caches["fragments"].clear()
+    fresh = []
+    for character in characters:
+        fresh.append(page(character))
+        caches["fragments"].clear()
+    for order in (characters, characters[::-1]):
+        for character in order:
+            assert page(character) == fresh[characters.index(character)]
+    assert "HP 59 = 6 + 5 x END 7 (6 + 1 at Rank 6) + 2 x STR 9 (8 + 1 at Rank 6)" in fresh[0]
+    assert "HP 52 = 6 + 5 x END 6 + 2 x STR 8" in fresh[1] and "Rank 6" not in fresh[1]
+    assert "HP 52 = 6 + 5 x END 6 + 2 x STR 8" in fresh[2]
+    secret = make_memeyori(
+        alice, types["Shade"], name="Hidden", **{**same, "visibility": "private"}
+    )
+    assert client.get(secret.get_absolute_url()).status_code == 404
+
+
+def test_it_shows_each_reader_their_own_nav_when_the_sites_links_are_kept(client, alice, bob):
+    """The site's links in every page's head and nav are kept rendered (CACHES["fragments"]),
+    a visitor's nav apart from a logged-in reader's; the name and log-out form are each
+    reader's own."""
+    caches["fragments"].clear()
+    readers = [None, alice, bob, None, alice]
+    for reader in readers:
+        client.logout()
+        if reader is not None:
+            client.force_login(reader)
+        html = client.get(reverse("home")).content.decode()
+        assert f'href="{reverse("types_css")}"' in html
+        assert (f'href="{reverse("lab_list")}">Labs' in html) is (reader is not None)
+        assert (f'href="{reverse("lab_public")}">Labs' in html) is (reader is None)
+        assert (f'href="{reverse("my_characters")}"' in html) is (reader is not None)
+        assert (f'href="{reverse("login")}"' in html) is (reader is None)
+        for other in (alice, bob):
+            assert (f'class="who">{other.username}</a>' in html) is (other == reader)

@@ -304,3 +304,21 @@ def test_in_print_shop_mode_every_word_sits_3_mm_inside_the_trim(demo):
                 assert y0 >= bottom + 3 * mm - 0.5 and y1 <= top - 3 * mm + 0.5, (y0, y1)
     finally:
         document.close()
+
+
+def test_it_prints_the_same_mastercard_alone_as_first_of_all_its_faces(
+    alice, types, django_assert_max_num_queries
+):
+    """A Mastercard PDF builds only its own face: its render key (and so the stored PDF it
+    finds) is the one of the first of all the character's faces, and the charts of its
+    cards' other Types are not read."""
+    m = make_memeyori(alice, types["Blaze"], name="Alone")
+    for n, type_name in enumerate(["Blaze", "Tide", "Stone", "Verdant"]):
+        make_card(m, types[type_name], name=f"Card {n}")
+    sheet = layout.single_card_layout("a4")
+    everything = prepare(character_faces(m)[:1], sheet=sheet, title=m.name)
+    with django_assert_max_num_queries(2):  # the cards, and the chart of its own Type
+        faces = character_faces(m, moves=False)
+    assert [face.kind for face in faces] == ["master"]
+    alone = prepare(faces, sheet=sheet, title=m.name)
+    assert store.spec_key("mastercard", alone) == store.spec_key("mastercard", everything)

@@ -421,8 +421,11 @@ def chart_for(type_) -> dict:
     }
 
 
-def character_faces(character: Character, *, screen: bool = False) -> list[Face]:
-    """A character's Mastercard, then one move card per card it owns."""
+def character_faces(
+    character: Character, *, screen: bool = False, moves: bool = True
+) -> list[Face]:
+    """A character's Mastercard, then one move card per card it owns (`moves=False`: the
+    Mastercard alone, without reading the chart of every card's Type for nothing)."""
     cards = list(character.cards.select_related("type"))
     charts: dict[int, dict] = {}
 
@@ -436,7 +439,7 @@ def character_faces(character: Character, *, screen: bool = False) -> list[Face]
         Face("master", character=character, cards=cards, type_slug=character.type.slug,
              screen=screen, matchups=own)
     ]  # fmt: skip
-    for number, card in enumerate(cards, start=1):
+    for number, card in enumerate(cards if moves else [], start=1):
         faces.append(
             Face("move", character=character, card=card, cards=cards, type_slug=card.type.slug,
                  number=number, screen=screen, matchups=own, hits=chart(card.type))

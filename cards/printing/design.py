@@ -8,6 +8,9 @@ PDF's <style> for print, so both show the same card (no inline style: the CSP re
 """
 
 import re
+from collections.abc import Mapping
+from functools import lru_cache
+from types import MappingProxyType
 
 HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -82,7 +85,11 @@ def tint(colour: str, amount: float = 0.25) -> str:
     return mix(colour, 1 - amount)
 
 
-def type_tokens(colour: str) -> dict[str, str]:
+# Every Mastercard PDF (stored or not: its spec names the tokens) and /types.css write the
+# tokens of every Type: some 1 ms of darkening steps for ten Types. A pure function of the
+# colour, so each colour's are kept (read-only) once worked out.
+@lru_cache(maxsize=1024)
+def type_tokens(colour: str) -> Mapping[str, str]:
     """The colours a card makes from its Type's colour:
     - type-colour: the frame, bars and pips (never text);
     - type-ink: text on type-colour, black or white, whichever reads better (one of the two
@@ -100,7 +107,8 @@ def type_tokens(colour: str) -> dict[str, str]:
     while min(contrast(deep, bg) for bg in backgrounds) < MIN_CONTRAST:
         step += 1
         deep = mix(colour, step / 20, towards="#000000")
-    return {"type-colour": colour, "type-ink": ink, "type-tint": tinted, "type-deep": deep}
+    tokens = {"type-colour": colour, "type-ink": ink, "type-tint": tinted, "type-deep": deep}
+    return MappingProxyType(tokens)
 
 
 def type_rules(types) -> str:

@@ -179,7 +179,7 @@ def mastercard_pdf(request, kind, code):
     if paper not in PAPERS:
         return _cannot_print(request, "The paper must be a4, letter or card.")
     spec = prepare(
-        character_faces(character)[:1],
+        character_faces(character, moves=False),
         sheet=layout.single_card_layout(paper),
         title=character.name,
     )
@@ -196,7 +196,7 @@ def mastercard_png(request, kind, code):
     """The Mastercard as a PNG for chat, rasterised from its card-sized PDF."""
     character = get_character_for_viewer(request, kind, code)
     spec = prepare(
-        character_faces(character)[:1],
+        character_faces(character, moves=False),
         sheet=layout.single_card_layout("card"),
         png_dpi=SHARE_DPI,
         png_only=True,
@@ -298,7 +298,7 @@ def portrait_page(request, kind, code):
                 return redirect("print_portrait", kind=kind, code=code)
     else:
         form = PortraitForm(initial=initial)
-    faces = character_faces(character, screen=True)[:1]
+    faces = character_faces(character, screen=True, moves=False)
     return render(
         request,
         "print/portrait.html",

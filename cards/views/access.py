@@ -52,15 +52,16 @@ def types_by_id() -> dict[int, Type]:
     return {t.pk: t for t in live.ALL_TYPES.objects()}
 
 
-def get_character_for_viewer(request, kind: str, code):
+def get_character_for_viewer(request, kind: str, code, types: dict[int, Type] | None = None):
     """Reading a character: its owner, or anyone when it is public. It comes with its Type
     and owner, as select_related("type", "owner") gave them, from compiled lookups: three
     small queries (the owner's only when the reader is someone else) cost less than the
-    one the ORM builds with the joins (a character page spent a tenth of its time on it)."""
+    one the ORM builds with the joins (a character page spent a tenth of its time on it).
+    `types`: types_by_id(), when the caller has read them already."""
     model = character_model(kind)
     found = CHARACTER_BY_CODE[kind].first(code)
     character = readable_or_404(found, model.objects.all(), request.user)
-    character.type = types_by_id()[character.type_id]
+    character.type = (types_by_id() if types is None else types)[character.type_id]
     if request.user.is_authenticated and character.owner_id == request.user.pk:
         character.owner = request.user
     else:
@@ -105,10 +106,12 @@ def _cards_of(kind: str) -> Compiled:
 CARDS_OF = {kind: _cards_of(kind) for kind in CHARACTER_MODELS}
 
 
-def cards_with_types(character) -> list[Card]:
+def cards_with_types(character, types: dict[int, Type] | None = None) -> list[Card]:
     """A character's cards in their order, each with its Type, as
-    `character.cards.select_related("type")` gives them, from compiled lookups."""
-    types = types_by_id()
+    `character.cards.select_related("type")` gives them, from compiled lookups.
+    `types`: types_by_id(), when the caller has read them already."""
+    if types is None:
+        types = types_by_id()
     cards = CARDS_OF[character.kind].objects(character.pk)
     for card in cards:
         card.type = types[card.type_id]

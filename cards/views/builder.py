@@ -70,6 +70,25 @@ def with_picked_defender(request, data):
     return data, picked
 
 
+def card_lines(rows: list[odds.CardRow]) -> list[dict]:
+    """The odds panel's lines for the cards' rows (R5), as plain dicts of what it shows: the
+    template looks a name up as a key first, which a dataclass answers only by raising."""
+    lines = []
+    for row in rows:
+        line = {"name": row.card.name, "locked_at": None if row.unlocked else row.card.unlock_rank}
+        if row.kind == "support":
+            line["heal"] = row.heal
+        else:
+            line.update(
+                heal=None,
+                effect=row.effect,
+                expected=row.expected.text,
+                title=f"{row.expected.exact}; {row.multipliers}",
+            )
+        lines.append(line)
+    return lines
+
+
 def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=None) -> dict:
     """Everything the stats and odds panels show, from already-bound forms."""
     context = {
@@ -87,15 +106,22 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=N
     context["explained"] = stats.explain(**values, rank=rank or 1)
     derived = stats.derive(**values, rank=rank or 1)
     context["summary"] = derived
+    # The template keeps the parts that show only the rules' numbers rendered, under all
+    # they are computed from: the attributes and Rank; for the odds, the dice and the
+    # reference Evasion. The same for anyone who types them, and never stale.
+    context["stats_key"] = (*values.values(), rank or 1)
     if not reference.is_valid():
         return context
     ref = reference.cleaned_data
     context["ref"] = ref
     context["attacks"] = odds.attack_rows(derived, ref["vs_evasion"])
+    context["odds_key"] = (
+        derived.physical_accuracy, derived.magic_accuracy, derived.crit_rate, ref["vs_evasion"]
+    )  # fmt: skip
     user_type = form.chosen_type()
     context["saved"] = cards is not None
     if cards is not None and user_type is not None:
-        context["card_rows"] = odds.card_rows(
+        rows = odds.card_rows(
             cards=cards,
             derived=derived,
             user_type=user_type,
@@ -103,6 +129,7 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=N
             reference=ref,
             chart=live.chart_against(ref["vs_type"]) if chart is None else chart,
         )
+        context["card_rows"] = card_lines(rows)
     return context
 
 

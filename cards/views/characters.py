@@ -14,7 +14,12 @@ from .. import stats
 from ..forms import SearchForm
 from ..models import Archon, Memeyori, Visibility
 from ..services import character_delete, character_duplicate, copied_from
-from .access import cards_with_types, get_character_for_owner, get_character_for_viewer
+from .access import (
+    cards_with_types,
+    get_character_for_owner,
+    get_character_for_viewer,
+    types_by_id,
+)
 
 
 @require_safe
@@ -25,8 +30,10 @@ def home(request):
 
 @require_safe
 def character_page(request, kind, code):
-    character = get_character_for_viewer(request, kind, code)
-    cards = cards_with_types(character)
+    types = types_by_id()  # one read for the character's Type and its cards'
+    character = get_character_for_viewer(request, kind, code, types)
+    cards = cards_with_types(character, types)
+    attributes, rank = character.attributes(), character.rank_for_stats
     return render(
         request,
         "cards/character.html",
@@ -38,14 +45,15 @@ def character_page(request, kind, code):
                 {
                     "label": stats.ATTRIBUTE_LABELS[name],
                     # What the rules use (R2: +1 at Rank 6), beside what was typed.
-                    "value": stats.effective(value, getattr(character, "rank", 1)),
+                    "value": stats.effective(value, rank),
                     "base": value,
-                    "scale": stats.scale_label(
-                        stats.effective(value, getattr(character, "rank", 1))
-                    ),
+                    "scale": stats.scale_label(stats.effective(value, rank)),
                 }
-                for name, value in character.attributes().items()
+                for name, value in attributes.items()
             ],
+            # The attributes and stats lists show only these numbers, and are kept rendered
+            # under them (CACHES["fragments"]), as the builder keeps its own.
+            "stats_key": (*attributes.values(), rank),
         },
     )
 
