@@ -59,22 +59,29 @@ class Stats:
                 self.errors[name] += 1
 
 
-def server_env() -> dict[str, str]:
-    secret = (ROOT / ".venv" / "secret-key").read_text().strip()
+def production_like(secret: str, hosts: str) -> dict[str, str]:
+    """This environment with the site's settings as `make serve` has them (debug off,
+    hashed static files) on loopback over plain HTTP, and no DJANGO_ setting of its own."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     env.update(
         DJANGO_DEBUG="0",
         DJANGO_STATIC_MANIFEST="1",
         DJANGO_SECRET_KEY=secret,
-        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        DJANGO_ALLOWED_HOSTS=hosts,
         DJANGO_SECURE_SSL_REDIRECT="0",
         DJANGO_SECURE_COOKIES="0",
         DJANGO_HSTS_SECONDS="0",
-        # One address sends all of this traffic; the limits are measured in the tests.
+        # One address sends all of a bench's traffic; the limits are measured in the tests.
         DJANGO_RATELIMIT_ENABLE="0",
-        # load_beside's clients say who they are in X-Forwarded-For, as a proxy would.
-        DJANGO_TRUSTED_PROXIES="127.0.0.1",
     )
+    return env
+
+
+def server_env() -> dict[str, str]:
+    secret = (ROOT / ".venv" / "secret-key").read_text().strip()
+    env = production_like(secret, "127.0.0.1,localhost")
+    # load_beside's clients say who they are in X-Forwarded-For, as a proxy would.
+    env["DJANGO_TRUSTED_PROXIES"] = "127.0.0.1"
     return env
 
 

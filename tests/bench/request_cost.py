@@ -39,17 +39,14 @@ CHILD = "--child"
 
 
 def _env(scratch: Path, static_root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    from tests.bench.load import production_like
+
+    env = production_like(
+        "request-cost-bench-secret-key-not-for-any-deployment-0123456789",
+        "testserver,127.0.0.1,localhost",
+    )
     env.update(
         DJANGO_SETTINGS_MODULE="memeyori_site.settings",
-        DJANGO_DEBUG="0",
-        DJANGO_SECRET_KEY="request-cost-bench-secret-key-not-for-any-deployment-0123456789",
-        DJANGO_ALLOWED_HOSTS="testserver,127.0.0.1,localhost",
-        DJANGO_SECURE_SSL_REDIRECT="0",
-        DJANGO_SECURE_COOKIES="0",
-        DJANGO_HSTS_SECONDS="0",
-        DJANGO_RATELIMIT_ENABLE="0",
-        DJANGO_STATIC_MANIFEST="1",
         DJANGO_STATIC_ROOT=str(static_root),
         DJANGO_MEDIA_ROOT=str(scratch / "media"),
         # Every battle run queues its preview image, as under make load (where task workers
