@@ -326,15 +326,19 @@ def _tiered(options, room: float, prices: dict, base: float):
     return value, tier
 
 
+def _cost(card, owners, extra: dict) -> tuple:
+    """(its user, what `card` costs now): R9.2's MP cost plus 1 for each card without Quick
+    its user played this round, and for each this plan has it play before."""
+    user = owners[card.id]
+    return user, card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
+
+
 def _best_heal(heals, owners, extra, mp, prices, patients):
     """(index in heals, user, MP, Tier, patient, HP restored): of these heals (_entry) on
     these (ally, HP missing) patients, the one restoring the most HP per MP, or None."""
     best, best_score = None, 0.0
     for i, (_, card, power, tiers) in enumerate(heals):
-        user = owners[card.id]
-        cost = card.mp_cost + user.played_nonquick
-        if extra:
-            cost += extra.get(user.id, 0)
+        user, cost = _cost(card, owners, extra)
         if cost > mp:
             continue
         per_mp = cost or FREE
@@ -438,7 +442,8 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
         enemy_ids = view.enemy_ids
         hp_left = [e.hp for e in enemies]
     while cands:
-        # The best play so far: its score, its card, and (candidate, Tier, enemy index, value).
+        # The best play so far: its score, its card, and (candidate, Tier, enemy index, value,
+        # MP).
         best_score, best_card, best = 0.0, None, None
         for cand in cands:
             if cand[0] < best_score:
@@ -446,10 +451,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
             if cand[2] > mp:
                 continue  # its printed cost alone is more than the MP left
             card = cand[3]
-            user = owners[card.id]
-            cost = card.mp_cost + user.played_nonquick
-            if extra:
-                cost += extra.get(user.id, 0)
+            user, cost = _cost(card, owners, extra)
             if cost > mp:
                 continue
             cheapest, bound, top_index, top_mean, top_most, top, second, rows = cand[4]
@@ -470,7 +472,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                     if score > best_score or (
                         score == best_score and best is not None and _earlier(hand, card, best_card)
                     ):
-                        best_score, best_card, best = score, card, (cand, 1, top_index, value)
+                        best_score, best_card, best = score, card, (cand, 1, top_index, value, cost)
                     continue
                 tiers = False
             else:
@@ -499,15 +501,15 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                     and best_card is not card
                     and _earlier(hand, card, best_card)
                 ):
-                    best_score, best_card, best = score, card, (cand, tier, index, value)
+                    best_score, best_card, best = score, card, (cand, tier, index, value, cost)
         if best is None:
             break
-        cand, tier, index, value = best
+        cand, tier, index, value, cost = best
         cands.remove(cand)
         card = cand[3]
         user = owners[card.id]
         hp_left[index] -= value
-        mp -= card.mp_cost + user.played_nonquick + extra.get(user.id, 0)
+        mp -= cost
         if tier != 1:
             level -= TIER_COST[tier]
             prices = _prices(side, level)
