@@ -6,10 +6,17 @@ import random
 
 import pytest
 
-from battles.engine import lookahead, lookahead1, plan, start
+from battles.engine import lookahead, lookahead1, lookahead2, plan, start
 from battles.engine.battle import Engine
 from battles.engine.model import battle_input
-from battles.engine.policies import GREEDY, LOOKAHEAD, LOOKAHEAD_1, POLICIES, policy_version
+from battles.engine.policies import (
+    GREEDY,
+    LOOKAHEAD,
+    LOOKAHEAD_1,
+    LOOKAHEAD_2,
+    POLICIES,
+    policy_version,
+)
 from battles.engine.run import log_json, simulate
 from battles.snapshot import demo_snapshot
 
@@ -23,27 +30,25 @@ def _round_one(a="Sunrise Squad", b="Night Shift", seed=11, policies=(LOOKAHEAD,
 
 
 # Every version's module: each keeps its promises of hidden information.
-VERSIONS = pytest.mark.parametrize("module", [lookahead1, lookahead], ids=["v1", "v2"])
+VERSIONS = pytest.mark.parametrize(
+    "module", [lookahead1, lookahead2, lookahead], ids=["v1", "v2", "v3"]
+)
 
 
 def _decide(engine, side_index=0, module=lookahead):
     """Lookahead's Switch and cards for a side, as plan_round would ask for them."""
-    from battles.engine.field import EnemyView, View
-
-    engine.shown = [(s.resonance, len(s.hand)) for s in engine.sides]
-    enemy = engine.sides[1 - side_index]
-    enemies = tuple(EnemyView(f.id, f.spec, f.hp) for f in enemy.field())
-    view = View(engine, engine.sides[side_index], enemies, engine.round)
+    view = plan.begin(engine)[side_index]
     return module.switch(view, engine.rng), module.plays(view, engine.rng)
 
 
 def test_lookahead_is_registered_and_replays_to_the_byte():
-    assert POLICIES["lookahead"] is LOOKAHEAD and LOOKAHEAD.version == 2
+    assert POLICIES["lookahead"] is LOOKAHEAD and LOOKAHEAD.version == 3
     assert policy_version("lookahead", 1) is LOOKAHEAD_1 and LOOKAHEAD_1.version == 1
-    assert policy_version("lookahead", 2) is LOOKAHEAD
+    assert policy_version("lookahead", 2) is LOOKAHEAD_2 and LOOKAHEAD_2.version == 2
+    assert policy_version("lookahead", 3) is LOOKAHEAD
     snap = demo_snapshot("Cold Front", "Wild Bunch")
     first = simulate(snap, seed=5, policies=("lookahead", "greedy"))
-    assert first["policies"] == ["lookahead", "greedy"] and first["policy_versions"] == [2, 2]
+    assert first["policies"] == ["lookahead", "greedy"] and first["policy_versions"] == [3, 2]
     assert log_json(first) == log_json(simulate(snap, seed=5, policies=("lookahead", "greedy")))
 
 
@@ -78,7 +83,7 @@ def test_its_plan_does_not_depend_on_the_order_of_its_own_draw_pile(module):
     assert _decide(engine, module=module) == _decide(other, module=module)
 
 
-@pytest.mark.parametrize("policy", [LOOKAHEAD_1, LOOKAHEAD], ids=["v1", "v2"])
+@pytest.mark.parametrize("policy", [LOOKAHEAD_1, LOOKAHEAD_2, LOOKAHEAD], ids=["v1", "v2", "v3"])
 def test_side_b_plans_the_same_whatever_side_a_planned(policy):
     from battles.engine.field import Policy
 
@@ -150,3 +155,30 @@ def _lookahead_1_digests() -> list[tuple[str, str]]:
 
 def test_battles_lookahead_1_played_replay_to_the_byte():
     assert _lookahead_1_digests() == LOOKAHEAD_1_DIGESTS
+
+
+# Battles lookahead version 2 played, recorded when version 3 came (demo parties): version 2
+# keeps what it read of the live battle, so its stored battles replay to the byte.
+LOOKAHEAD_2_BATTLES = [
+    ("Cold Front", "Wild Bunch", 5, (("lookahead", 2), ("greedy", 2)),
+     "95b3152e945eaf12968f498911a70d8e802ca4c1607a7bf88c644f344304a52c"),
+    ("Sunrise Squad", "Night Shift", 8, (("greedy", 2), ("lookahead", 2)),
+     "a6fd9fa1807e79d9b1c5901ec49a3ede00e9897fc34ee659f5fe25d4f93f9b8a"),
+    ("Night Shift", "Cold Front", 21, (("lookahead", 2), ("lookahead", 2)),
+     "16ff204d6daf342572d223f86325cd2622cbdf2c2d834267ab5d28f377f700f8"),
+    ("Wild Bunch", "Sunrise Squad", 3, (("random", 1), ("lookahead", 2)),
+     "caead30eb122ab61d2c770095ffe480a3237487de6cbc4df20ecba9a866ba603"),
+    ("Night Shift", "Wild Bunch", 9, (("greedy", 2), ("lookahead", 2)),
+     "84c9292f4b24bbbbffd54ea47e897980fe7514efb05a86abcbc762bb90493c31"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("a, b, seed, played, digest", LOOKAHEAD_2_BATTLES)
+def test_version_2_still_plays_the_battles_it_played(a, b, seed, played, digest):
+    import hashlib
+
+    (name_a, version_a), (name_b, version_b) = played
+    log = simulate(
+        demo_snapshot(a, b), seed=seed, policies=(name_a, name_b), versions=(version_a, version_b)
+    )
+    assert hashlib.sha256(log_json(log).encode()).hexdigest() == digest

@@ -14,7 +14,9 @@ A round is four steps, each in its own module:
 This module holds what they share: the Engine's state and the card and Resonance moves.
 """
 
+import hashlib
 import random
+from array import array
 
 from . import end, plan, resolve, start
 from .dice import shuffle
@@ -52,6 +54,9 @@ class Engine:
         self.chart = data.chart
         self.policies = policies
         self.rng = rng
+        # Where the battle's generator started: the root of the policies' own dice.
+        self._origin = rng.getstate()
+        self._dice_root: bytes | None = None
         self.sides = [Side(i, spec) for i, spec in enumerate(data.sides)]
         self.owners: dict[str, Fighter] = {}
         self.by_id: dict[str, Fighter] = {}
@@ -156,6 +161,17 @@ class Engine:
                                 "reason": reason})  # fmt: skip
         else:
             self.tally.sides[side.index]["resonance_spent"] += amount
+
+    def policy_rng(self, side: int) -> random.Random:
+        """Dice of a policy's own for this round and `side` (Policy.own_dice): fixed by where
+        the battle's generator started, the round and the side, and by nothing drawn since,
+        so neither side's plan or draws can move the other's."""
+        if self._dice_root is None:
+            version, words, gauss = self._origin
+            self._dice_root = hashlib.sha256(
+                array("Q", [version, *words]).tobytes() + repr(gauss).encode()
+            ).digest()
+        return random.Random(self._dice_root + bytes([self.round, side]))
 
     # -- the steps, for tests that drive a battle by hand --------------------------------
     def setup(self) -> None:

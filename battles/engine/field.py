@@ -104,11 +104,40 @@ class EnemyView(NamedTuple):
     hp: int
 
 
+class Seen(NamedTuple):
+    """What the table sees of a side as planning begins (ruling 8): its Resonance, how many
+    cards it holds, each combatant's (id, status, HP) (the Archon last), and its last
+    Switch. Taken before either side plans, so no policy reads this round's enemy plan."""
+
+    resonance: int
+    hand: int
+    roster: tuple[tuple[str, str, int], ...]
+    last_switch: tuple[int, str, str] | None
+
+
+def seen(side: Side) -> Seen:
+    fighters = [*side.roster, *([side.archon] if side.archon else [])]
+    return Seen(
+        side.resonance,
+        len(side.hand),
+        tuple([(f.id, f.status, f.hp) for f in fighters]),
+        side.last_switch,
+    )
+
+
 class View:
     """What one side sees while planning: its own state, and the enemy field as it stood
-    when planning began (never the enemy's hand, draw pile or plan)."""
+    when planning began (never the enemy's hand, draw pile or plan).
 
-    __slots__ = ("side", "enemies", "enemy_ids", "chart", "round", "owners", "memo", "_engine")
+    `memo` is shared by every battle of the same input (and so by threads): it holds only
+    numbers derived from the frozen specs. `scratch` is this plan's own: whatever a policy
+    works out for one plan lives there, where no other battle, request or thread reaches.
+    `_engine` is the live battle, read only by the frozen policy versions (lookahead 1 and
+    2, whose stored battles replay as they were played) and by `played.check_plan`."""
+
+    __slots__ = (
+        "side", "enemies", "enemy_ids", "chart", "round", "owners", "memo", "scratch", "_engine"
+    )  # fmt: skip
 
     def __init__(self, engine, side, enemies, round_no, enemy_ids=None):
         self._engine = engine
@@ -121,9 +150,11 @@ class View:
         # A policy's scratch table for the whole battle: specs are frozen, so what it
         # derives from them (expected damage per card and target) never goes stale.
         self.memo = engine.memos[side.index]
+        self.scratch: dict = {}
 
-    def shown(self, side_index: int) -> tuple[int, int] | None:
-        """(Resonance, cards in hand) of a side as planning began: what the table sees."""
+    def shown(self, side_index: int) -> Seen | None:
+        """What the table saw of a side as planning began (Seen: Resonance, cards in hand,
+        each combatant's status and HP, its last Switch); None for a View made by hand."""
         shown = self._engine.shown
         return shown[side_index] if shown is not None else None
 
@@ -172,3 +203,13 @@ class Policy:
     summon: object  # (view, rng) -> bool
     plays: object  # (view, rng) -> list[(card_id, tier, target_id)]
     version: int = 1
+    # Where its random numbers come from (plan.dice_for): "battle", the battle's generator
+    # (the versions that always did, so that their stored battles replay); "own", dice of
+    # its own for each round and side, which nothing the other side plans or draws can
+    # move; "none", it draws nothing. A recorded plan of an "own" or "none" policy replays
+    # without running the policy: the battle's generator never knew it ran.
+    dice: str = "battle"
+
+    @property
+    def replays_from_record(self) -> bool:
+        return self.dice != "battle"

@@ -302,7 +302,8 @@ def _prices(side, level: int) -> dict:
     found = _PRICES.get(key)
     if found is None:
         free_above, reserve, worth = purse
-        found = _PRICES[key] = {}
+        # Filled whole before it is shared: another thread may read the table meanwhile.
+        found = {}
         for price in TIER_PRICES:
             if price > level - reserve:
                 found[price] = NEVER
@@ -312,6 +313,7 @@ def _prices(side, level: int) -> dict:
             # exactly.
             count = (level if level < free_above else free_above) - (level - price)
             found[price] = worth * count if count > 0 else 0.0
+        _PRICES[key] = found
     return found
 
 

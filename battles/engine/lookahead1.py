@@ -68,7 +68,10 @@ class _Sink:
 class _Known:
     """What this side knows as it begins to plan (see the module docstring)."""
 
-    __slots__ = ("view", "seeds", "me", "my_field", "enemy", "pool", "hand_size", "resonance")
+    __slots__ = (
+        "view", "seeds", "me", "my_field", "enemy", "pool", "hand_size", "resonance",
+        "enemy_switch",
+    )  # fmt: skip
 
     def __init__(self, view: View, rng, samples: int = SAMPLES):
         engine = view._engine
@@ -97,13 +100,19 @@ class _Known:
         if shown is None:  # a View made by hand, outside plan_round: the opening hand
             shown = (enemy.resonance, 2 + enemy.spec.draw)
         self.resonance, self.hand_size = shown[0], min(shown[1], len(self.pool))
+        # The enemy's last Switch as this plan begins. Versions 1 and 2 read it from the
+        # live battle, where the enemy's Switch of this round (side A plans first) has
+        # already replaced it: a leak lookahead 3 closes (lookahead.py); kept here so their
+        # stored battles replay as played.
+        self.enemy_switch = enemy.last_switch
 
 
 def _known(view: View, rng) -> _Known:
-    """This plan's knowledge, made once per plan (at its first decision)."""
-    known = view.memo.get("lookahead")
-    if known is None or known.view is not view:
-        known = view.memo["lookahead"] = _Known(view, rng)
+    """This plan's knowledge, made once per plan (at its first decision), kept with the
+    plan's own View: never where another battle or thread could replace it mid-plan."""
+    known = view.scratch.get("lookahead")
+    if known is None:
+        known = view.scratch["lookahead"] = _Known(view, rng)
     return known
 
 
@@ -151,7 +160,7 @@ def _world(known: _Known, seed: int):
     shuffle(rng, pool)
     enemy.hand, enemy.pile = pool[: known.hand_size], pool[known.hand_size :]
     enemy.resonance, enemy.mp = known.resonance, enemy.spec.mp
-    last = real.sides[1 - known.me].last_switch
+    last = known.enemy_switch
     enemy.last_switch = last if last is not None and last[0] < real.round else None
     world.sides = sides
     world.by_id = by_id

@@ -1,34 +1,51 @@
 """R9.2, the plan: each side's Switch, Archon summon and cards, checked and paid for."""
 
-from .field import STORED, EnemyView, Play, Side, View
+from .field import STORED, EnemyView, Play, Policy, Side, View, seen
 from .model import ARCHON_SUMMON_COST, TIER_COST
 
 _new_tuple = tuple.__new__  # builds the NamedTuples without their Python-level __new__
 
 
-def plan_round(engine) -> list[list[Play]]:
-    """Each side plans against the enemy field as it stood before either planned (ruling 8)."""
-    # What each side shows the other before either plans: its Resonance and how many cards
-    # it holds (View.shown), so no policy models its enemy from the enemy's plan.
-    engine.shown = [(side.resonance, len(side.hand)) for side in engine.sides]
-    seen = []
+def begin(engine) -> list[View]:
+    """Each side's View as planning begins: the enemy field as it stood before either side
+    planned (ruling 8), and what each side shows the table (Seen: Resonance, cards in hand,
+    statuses, last Switch), taken once, before anyone plans, so that no policy models its
+    enemy from the enemy's plan."""
+    engine.shown = [seen(side) for side in engine.sides]
+    fields = []
     for side in engine.sides:
         field = side.field()
-        seen.append(
+        fields.append(
             (
                 tuple([_new_tuple(EnemyView, (f.id, f.spec, f.hp)) for f in field]),
                 tuple([f.id for f in field]),
             )
         )
-    plans = []
+    views = []
     for side in engine.sides:
+        enemies, enemy_ids = fields[1 - side.index]
+        views.append(View(engine, side, enemies, engine.round, enemy_ids))
+    return views
+
+
+def dice_for(engine, policy: Policy, side: int):
+    """The generator a policy draws from: the battle's own for the versions that always did
+    (their stored battles replay so), else dice of the policy's own for this round and side
+    (`Engine.policy_rng`), so that nothing the other side plans or draws moves them."""
+    return engine.policy_rng(side) if policy.dice == "own" else engine.rng
+
+
+def plan_round(engine) -> list[list[Play]]:
+    """Each side plans against the enemy field as it stood before either planned (ruling 8)."""
+    views = begin(engine)
+    plans = []
+    for side, view in zip(engine.sides, views, strict=True):
         policy = engine.policies[side.index]
-        enemies, enemy_ids = seen[1 - side.index]
-        view = View(engine, side, enemies, engine.round, enemy_ids)
-        choice = policy.switch(view, engine.rng)
+        rng = dice_for(engine, policy, side.index)
+        choice = policy.switch(view, rng)
         if choice is not None:
             switch(engine, side, *choice)
-        if side.archon is not None and view.can_summon() and policy.summon(view, engine.rng):
+        if side.archon is not None and view.can_summon() and policy.summon(view, rng):
             engine.spend(side, ARCHON_SUMMON_COST, "archon summon")
             engine.emit(
                 "summon", side=side.index, combatant=side.archon.id, reason="resonance", place=None
@@ -36,7 +53,7 @@ def plan_round(engine) -> list[list[Play]]:
             if engine.tally is not None:
                 engine.tally.sides[side.index]["archon_summons"] += 1
             engine.bring_in(side, side.archon)
-        plans.append(commit(engine, side, policy.plays(view, engine.rng), view))
+        plans.append(commit(engine, side, policy.plays(view, rng), view))
     return plans
 
 

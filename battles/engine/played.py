@@ -365,18 +365,6 @@ def switch_options(view: View) -> list[list[str]]:
 
 
 # -- the battle, one plan at a time --------------------------------------------------------
-def planning_views(engine) -> list[View]:
-    """Each side's View as planning began: the enemy field as it stood before either side
-    planned (ruling 8), as `plan.plan_round` builds it."""
-    engine.shown = [(side.resonance, len(side.hand)) for side in engine.sides]
-    views = []
-    for side in engine.sides:
-        enemy = engine.sides[1 - side.index].field()
-        enemies = tuple(EnemyView(f.id, f.spec, f.hp) for f in enemy)
-        views.append(View(engine, side, enemies, engine.round, tuple(f.id for f in enemy)))
-    return views
-
-
 class _Plans:
     """The recorded plans as a side's policy, and the record of every plan made."""
 
@@ -392,7 +380,11 @@ class _Plans:
         ai = self.ai[view.side.index]
         if ai is not None:
             rec = {"round": view.round, "side": view.side.index, "by": "ai", "policy": ai.name}
-            delegate = ai
+            # The AI's plan recorded when it was made replays as it stands: its policy drew
+            # nothing from the battle's generator (Policy.replays_from_record), so a read
+            # never thinks again. Older policies are run again, as they always were.
+            replay = recorded is not None and ai.replays_from_record
+            delegate = None if replay else ai
         elif "policy" in recorded:
             rec = {
                 "round": view.round,
@@ -433,8 +425,9 @@ class _Plans:
 
     def policy(self, side: int) -> Policy:
         ai = self.ai[side]
-        name, version = (ai.name, ai.version) if ai is not None else (PLAYER, PLAYER_VERSION)
-        return Policy(name, self.switch, self.summon, self.plays, version=version)
+        if ai is None:  # a player; a timeout's greedy draws nothing
+            return Policy(PLAYER, self.switch, self.summon, self.plays, PLAYER_VERSION, "none")
+        return Policy(ai.name, self.switch, self.summon, self.plays, ai.version, ai.dice)
 
 
 class Played:
@@ -510,7 +503,7 @@ def _rounds(engine, recorded: _Plans, policies: tuple, plans: dict, forfeit):
             )
             if not missing:
                 break
-            yield PlanNeeded(engine.round, missing, planning_views(engine), engine)
+            yield PlanNeeded(engine.round, missing, plan.begin(engine), engine)
         first = len(engine.events)
         plans_made = plan.plan_round(engine)
         # The plan events of this round say who made each plan (the plan records).

@@ -10,15 +10,17 @@ and replays with `policy_version(name, version)`. A policy whose choices change 
 version; the old one stays here, unchanged, for as long as battles made with it exist.
 
 - `greedy` 2 (greedy.py): one round at a time, by rules; 1 (greedy1.py): the first greedy.
-- `random` 1: each choice uniform among the legal ones.
-- `lookahead` 2 (lookahead.py): many candidate plans (any Switch; greedy's cards, aimed
+- `random` 2: each choice uniform among the legal ones, from dice of its own (Policy.dice);
+  1: the same from the battle's generator.
+- `lookahead` 3 (lookahead.py): version 2's play, knowing only what the table saw as
+  planning began, from dice of its own; 2 (lookahead2.py): many candidate plans (any Switch; greedy's cards, aimed
   elsewhere, held back, a Tier up or down, greedy's plan against each enemy alone, ...),
   each played out over sampled worlds (this round and the next five, both sides by greedy),
   the promising ones in more worlds (successive halving), the best on average;
   1 (lookahead1.py): greedy's choices and a few neighbours, each in ten worlds.
 """
 
-from . import greedy, greedy1, lookahead, lookahead1
+from . import greedy, greedy1, lookahead, lookahead1, lookahead2
 from .field import Policy, View
 from .model import TIER_COST
 
@@ -69,18 +71,36 @@ def random_plays(view: View, rng) -> list[tuple[str, int, str]]:
         plays.append((card.id, tier, target))
 
 
-GREEDY_1 = Policy("greedy", greedy1.greedy_switch, greedy1.greedy_summon, greedy1.greedy_plays)
-GREEDY = Policy("greedy", greedy.switch, greedy.summon, greedy.plays, version=greedy.VERSION)
-RANDOM = Policy("random", random_switch, random_summon, random_plays)
+GREEDY_1 = Policy(
+    "greedy", greedy1.greedy_switch, greedy1.greedy_summon, greedy1.greedy_plays, dice="none"
+)
+GREEDY = Policy(
+    "greedy", greedy.switch, greedy.summon, greedy.plays, version=greedy.VERSION, dice="none"
+)
+# Version 2 chooses as version 1 does, from dice of its own (Policy.dice) instead of the
+# battle's: the other side's plan and draws no longer move its choices.
+RANDOM_1 = Policy("random", random_switch, random_summon, random_plays)
+RANDOM = Policy("random", random_switch, random_summon, random_plays, version=2, dice="own")
 LOOKAHEAD_1 = Policy(
     "lookahead", lookahead1.switch, lookahead1.summon, lookahead1.plays, version=lookahead1.VERSION
 )
+LOOKAHEAD_2 = Policy(
+    "lookahead", lookahead2.switch, lookahead2.summon, lookahead2.plays, version=lookahead2.VERSION
+)
 LOOKAHEAD = Policy(
-    "lookahead", lookahead.switch, lookahead.summon, lookahead.plays, version=lookahead.VERSION
+    "lookahead",
+    lookahead.switch,
+    lookahead.summon,
+    lookahead.plays,
+    version=lookahead.VERSION,
+    dice="own",
 )
 
 # Every version that may have played a stored battle, by (name, version).
-VERSIONS = {(p.name, p.version): p for p in (GREEDY_1, GREEDY, RANDOM, LOOKAHEAD_1, LOOKAHEAD)}
+VERSIONS = {
+    (p.name, p.version): p
+    for p in (GREEDY_1, GREEDY, RANDOM_1, RANDOM, LOOKAHEAD_1, LOOKAHEAD_2, LOOKAHEAD)
+}
 # The current version of each policy: what new battles and labs play.
 POLICIES = {"greedy": GREEDY, "random": RANDOM, "lookahead": LOOKAHEAD}
 

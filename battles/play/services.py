@@ -695,8 +695,8 @@ def _state(game: Game, side: int, replay: _Replay, state: dict | None = None) ->
     state["field"] = [_fighter_row(f) for f in me.field()]
     state["stored"] = [_fighter_row(f) for f in me.roster if f.status not in (FIELD,)]
     state["enemy_field"] = [_fighter_row(f) for f in enemy.field()]
-    state["enemy_hand_size"] = engine.shown[1 - side][1]
-    state["enemy_resonance"] = engine.shown[1 - side][0]
+    state["enemy_hand_size"] = engine.shown[1 - side].hand
+    state["enemy_resonance"] = engine.shown[1 - side].resonance
     own = replay.plans.get((needed.round, side))
     state["plan"] = own
     deadline = replay.deadline()
@@ -745,8 +745,8 @@ def watch_state(game: Game) -> dict:
     state["round"] = played.needed.round
     state["status"] = "planning"
     state["waiting_for"] = list(played.needed.sides)
-    state["hand_sizes"] = [shown[1] for shown in engine.shown]
-    state["resonance"] = [shown[0] for shown in engine.shown]
+    state["hand_sizes"] = [shown.hand for shown in engine.shown]
+    state["resonance"] = [shown.resonance for shown in engine.shown]
     return state
 
 
