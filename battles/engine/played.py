@@ -29,7 +29,7 @@ from functools import lru_cache
 from . import end, plan, resolve, start
 from .battle import LOG_FORMAT, Engine, side_records
 from .damage import NEUTRAL, STAB, heal_amount, type_multiplier
-from .field import DISMISSED, FIELD, KO, STORED, EnemyView, Policy, View
+from .field import DISMISSED, FIELD, KO, STORED, Policy, View
 from .model import ARCHON_SUMMON_COST, MAX_ROUNDS, TIER_COST, BattleInput
 from .odds import attack_odds, expected_damage
 from .policies import policy_version
