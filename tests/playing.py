@@ -96,6 +96,16 @@ def table_game(types):
     sun = make_side(users["ana"], types, "Sunrise", prefix="Sun", visibility="tables")
     moon = make_side(users["ben"], types, "Night", prefix="Moon", visibility="tables")
     game = services.start_game(
-        user=users["gwen"], party=sun, opponent="table", party_b=moon, table=table, seed=3
+        user=users["gwen"], party=sun, opponent="table", party_b=moon, table=table
     )
-    return users, table, game
+    return users, table, with_seed(game, 3)
+
+
+def with_seed(game, seed: int):
+    """The game as if the server had drawn `seed`: a friend or table game's seed is the
+    server's (services.SECRET_SEED), and a test wants the same deal every run."""
+    from battles.play.models import Game
+
+    Game.objects.filter(pk=game.pk).update(seed=seed)
+    game.refresh_from_db()
+    return game

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from battles.play import services, views
 from cards.models import TableMembership
-from tests.playing import hand_words, leaks, table_game
+from tests.playing import hand_words, leaks, table_game, with_seed
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +22,9 @@ ROLES = ("gm", "player_a", "player_b", "member", "stranger", "visitor")
 @pytest.fixture
 def world(types):
     users, table, game = table_game(types)
-    friend = services.start_game(user=users["ana"], party=game.party_a, opponent="friend", seed=4)
+    friend = with_seed(
+        services.start_game(user=users["ana"], party=game.party_a, opponent="friend"), 4
+    )
     clients = {"visitor": Client()}
     for role, name in zip(ROLES, ("gwen", "ana", "ben", "cal", "dee"), strict=False):
         clients[role] = Client()

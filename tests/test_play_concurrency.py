@@ -16,6 +16,7 @@ from django.db import IntegrityError, connection, transaction
 from battles.play import services
 from battles.play.models import Game, PlayedPlan
 from tests.play_parties import NIGHT_CARDS, play_party
+from tests.playing import with_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,7 +74,7 @@ def test_two_submissions_of_one_side_and_round_record_one_plan(alice, parties):
     wins = [r for r in results if isinstance(r, dict)]
     refusals = [r for r in results if isinstance(r, services.WrongRound)]
     assert len(wins) == 1 and len(refusals) == 1, results
-    assert PlayedPlan.objects.filter(game=game, round=1).count() == 1
+    assert PlayedPlan.objects.filter(game=game, round=1, by="player").count() == 1
     game.refresh_from_db()
     assert game.round == 2
 
@@ -81,7 +82,7 @@ def test_two_submissions_of_one_side_and_round_record_one_plan(alice, parties):
 @pytest.mark.django_db(transaction=True)
 def test_both_sides_at_the_same_instant_resolve_the_round_once(alice, bob, parties):
     pa, pb = parties
-    game = services.start_game(user=alice, party=pa, opponent="friend", seed=9)
+    game = with_seed(services.start_game(user=alice, party=pa, opponent="friend"), 9)
     services.join_game(game.invite_token, bob, pb)
     plans = [first_plan(services.game_state(game, side)) for side in (0, 1)]
 

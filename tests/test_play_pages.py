@@ -30,7 +30,9 @@ def night(bob, types):
 
 
 def start(client, party, opponent="ai", **fields):
-    data = {"party": party.code, "opponent": opponent, "policy_b": "greedy", "seed": 5, **fields}
+    # A chosen seed for the AI and hot-seat; a friend's game gets the server's (SECRET_SEED).
+    seed = {"seed": 5} if opponent in ("ai", "hotseat") else {}
+    data = {"party": party.code, "opponent": opponent, "policy_b": "greedy", **seed, **fields}
     response = client.post(reverse("play_new"), data)
     assert response.status_code == 302, response.content[:2000]
     game = Game.objects.latest("id")

@@ -12,7 +12,7 @@ from django.urls import reverse
 from battles.models import Presentation
 from battles.play import presenting, services
 from cards.models import TableMembership
-from tests.playing import affordable_plan, hand_words, leaks, make_side, table_game
+from tests.playing import affordable_plan, hand_words, leaks, make_side, table_game, with_seed
 
 pytestmark = pytest.mark.django_db
 
@@ -167,7 +167,7 @@ def test_a_follower_who_leaves_the_table_stops_following(world):
 def test_a_game_nobody_has_joined_has_nothing_to_present(world, types):
     ana = world["users"]["ana"]
     party = make_side(ana, types, "Dawn", prefix="Dawn")
-    waiting = services.start_game(user=ana, party=party, opponent="friend", seed=5)
+    waiting = with_seed(services.start_game(user=ana, party=party, opponent="friend"), 5)
     assert not presenting.may_present(waiting, ana)
     assert present(world["clients"]["ana"], waiting, "start", 0, 0).status_code == 404
 

@@ -19,6 +19,7 @@ from battles.play.models import Game, PlayedPlan
 from cards.models import TableMembership
 from tests.conftest import make_user
 from tests.play_parties import NIGHT_CARDS, play_party
+from tests.playing import with_seed
 
 
 @pytest.fixture
@@ -96,7 +97,9 @@ def test_a_whole_game_against_the_ai_through_the_json_protocol(alice, alice_part
     assert state["battle"] == battle.get_absolute_url()
     assert state["winner"] == battle.winner
     assert battle.log["policies"] == ["player", "greedy"]
-    assert PlayedPlan.objects.filter(game=game).count() == rounds
+    # Each round's plans: the player's, and the AI's, recorded as it made them.
+    assert PlayedPlan.objects.filter(game=game, by="player").count() == rounds
+    assert PlayedPlan.objects.filter(game=game, by="ai").count() == rounds
     # The battle is an ordinary stored one: its page opens for its owner.
     assert client.get(battle.get_absolute_url()).status_code == 200
 
@@ -256,8 +259,8 @@ def bob_night(bob, types):
 
 def friend_game(alice, bob, alice_party, bob_night):
     a, b = signed_in(alice), signed_in(bob)
-    response = a.post(reverse("play_new"), {"party": str(alice_party.code), "opponent": "friend",
-                                           "seed": "3"}, HTTP_X_CSRFTOKEN=a.csrf)  # fmt: skip
+    response = a.post(reverse("play_new"), {"party": str(alice_party.code), "opponent": "friend"},
+                      HTTP_X_CSRFTOKEN=a.csrf)  # fmt: skip
     assert response.status_code == 302
     game = Game.objects.get(created_by=alice)
     assert game.status == "waiting" and len(game.invite_token) >= 43  # 256 bits
@@ -266,7 +269,7 @@ def friend_game(alice, bob, alice_party, bob_night):
     assert response.status_code == 302 and response["Location"] == f"/play/{game.code}/"
     game.refresh_from_db()
     assert game.status == "planning" and game.user_b == bob and game.invite_token is None
-    return game, a, b
+    return with_seed(game, 3), a, b
 
 
 def leaks(text: str, side_letter: str, names) -> list[str]:
@@ -442,7 +445,7 @@ def test_when_the_time_runs_out_the_ai_plans_and_the_log_says_so(alice, alice_pa
                          simple_plan(now))  # fmt: skip
     assert response.status_code == 200, response.content
     rows = list(PlayedPlan.objects.filter(game=game).values_list("round", "by"))
-    assert rows == [(1, "timeout"), (2, "player")]
+    assert rows == [(1, "timeout"), (1, "ai"), (2, "player"), (2, "ai")]
     services.forfeit(game, 0)
     battle = Battle.objects.get(game=game)
     record = battle.log["plans"][0]
@@ -471,7 +474,9 @@ def test_expiring_the_time_limit_writes_the_same_plans_a_read_showed(alice, alic
     }
     assert list(PlayedPlan.objects.filter(game=game).values_list("by", flat=True)) == [
         "timeout",
+        "ai",
         "timeout",
+        "ai",
     ]
 
 

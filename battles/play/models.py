@@ -4,11 +4,23 @@ No engine state is stored: the snapshot, the seed, the policies and the plans re
 far are the record, and each request replays them (battles.engine.played).
 """
 
+import hashlib
 import secrets
 
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+
+
+def new_seed_salt() -> str:
+    return secrets.token_hex(32)
+
+
+def seed_commitment(seed: int, salt: str) -> str:
+    """SHA-256 of the seed and its salt: shown from the first round, so that when the game
+    ends (and both are shown) either player can check the deal and dice were fixed before
+    anyone planned. The salt (256 bits) keeps the seed from being found by trying them all."""
+    return hashlib.sha256(f"memeyori-seed:{seed}:{salt}".encode()).hexdigest()
 
 
 def new_game_code() -> str:
@@ -62,6 +74,10 @@ class Game(models.Model):
     # Taken when both parties are known (at the start, or at the friend's join): what fights.
     snapshot = models.JSONField(null=True, blank=True)
     seed = models.BigIntegerField()
+    # Whoever started the game chose the seed (an AI or hot-seat game), or the server drew it
+    # and keeps it secret until the game ends (a friend or table game), with its salt.
+    seed_chosen = models.BooleanField(default=True)
+    seed_salt = models.CharField(max_length=64, blank=True, default="")
     # "player" for a side people plan; else the AI's policy and its version.
     policy_a = models.CharField(max_length=16, default="player")
     policy_b = models.CharField(max_length=16, default="player")
@@ -106,6 +122,15 @@ class Game(models.Model):
     @property
     def policy_versions(self) -> tuple[int, int]:
         return self.policy_version_a, self.policy_version_b
+
+    @property
+    def seed_commitment(self) -> str | None:
+        return seed_commitment(self.seed, self.seed_salt) if self.seed_salt else None
+
+    @property
+    def seed_revealed(self) -> bool:
+        """May the seed be shown? A chosen one always; a drawn one when the game is over."""
+        return self.seed_chosen or self.status == GameStatus.FINISHED
 
     def user_of(self, side: int):
         return self.user_a if side == 0 else self.user_b

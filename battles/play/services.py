@@ -43,11 +43,12 @@ from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility, new_share_token
 from ..services import SEED_MAX, random_seed
 from ..snapshot import battle_snapshot
-from .models import TIME_LIMITS, Game, GameStatus, PlanBy, PlayedPlan
+from .models import TIME_LIMITS, Game, GameStatus, PlanBy, PlayedPlan, new_seed_salt
 
 FORMAT = "memeyori-play/1"
 TIMEOUT_POLICY = "greedy"
 OPPONENTS = ("ai", "friend", "hotseat", "table")
+SECRET_SEED = ("friend", "table")  # games whose seed the server draws and keeps (start_game)
 
 
 class PlanRefused(Exception):  # noqa: N818 (the protocol's name)
@@ -193,7 +194,17 @@ def start_game(
         time_limit = -1
     if time_limit not in TIME_LIMITS:
         raise ValidationError("The time limit is off, 1, 2 or 5 minutes a round.")
-    if seed in (None, ""):
+    # Where a person's hand is hidden from another person, nobody may know the deal: the
+    # server draws the seed and keeps it until the game ends, showing a commitment to it.
+    secret_seed = opponent in SECRET_SEED
+    chosen = seed not in (None, "")
+    if chosen and secret_seed:
+        raise ValidationError(
+            "A game against a friend or at a table gets a seed drawn by the server, shown"
+            " when the game ends, so that nobody can know the other side's cards: leave"
+            " the seed empty."
+        )
+    if not chosen:
         seed = random_seed()
     else:
         try:
@@ -253,6 +264,8 @@ def start_game(
             name_a=party.name,
             name_b=other.name if other else "",
             seed=seed,
+            seed_chosen=chosen,
+            seed_salt=new_seed_salt(),
             policy_a=policies[0],
             policy_b=policies[1],
             policy_version_a=PLAYER_VERSION,
@@ -316,9 +329,26 @@ def revoke_invite(game: Game) -> None:
 ADVANCED = ["round", "round_started_at", "status", "forfeit_side", "forfeit_round", "updated"]
 
 
+def _record_ai_plans(game: Game, replay: _Replay) -> None:
+    """Store each plan the AI made in this replay and not yet stored, so that no later read
+    runs the AI again: the recorded plan replays with the engine alone. Only for a policy
+    whose dice are its own or none (Policy.replays_from_record); an older one, which drew
+    from the battle's generator, is run again on each replay, as it always was."""
+    ai = _ai_policies(game)
+    for rec in replay.played.made:
+        key = (rec["round"], rec["side"])
+        if rec["by"] != "ai" or key in replay.plans or not ai[rec["side"]].replays_from_record:
+            continue
+        plan = {"switch": rec["switch"], "summon": rec["summon"], "cards": rec["cards"]}
+        PlayedPlan.objects.create(game=game, round=key[0], side=key[1], plan=plan, by=PlanBy.AI)
+        replay.plans[key] = plan
+
+
 def _advance(game: Game, replay: _Replay) -> None:
-    """Bring the row up to what the replay says: the round being planned, or the end (an
-    ordinary stored Battle, linked from the game). Inside the caller's transaction."""
+    """Record the AI's new plans, then bring the row up to what the replay says: the round
+    being planned, or the end (an ordinary stored Battle, linked from the game). Inside the
+    caller's transaction."""
+    _record_ai_plans(game, replay)
     played = replay.played
     now = timezone.now()
     if played.needed is not None:
@@ -639,6 +669,19 @@ def _empty_state(game: Game, side: int) -> dict:
         "winner": None,
         "forfeit": None,
         "battle": None,
+        **seed_fields(game),
+    }
+
+
+def seed_fields(game: Game) -> dict:
+    """What may be said of the seed: whether a player chose it, the commitment to a drawn
+    one from the first round, and the seed with its salt once it may be shown."""
+    revealed = game.seed_revealed
+    return {
+        "seed_chosen": game.seed_chosen,
+        "seed_commitment": game.seed_commitment,
+        "seed": game.seed if revealed else None,
+        "seed_salt": game.seed_salt if revealed and game.seed_salt else None,
     }
 
 
@@ -725,6 +768,7 @@ def watch_state(game: Game) -> dict:
         "winner": None,
         "forfeit": None,
         "battle": None,
+        **seed_fields(game),
     }
     if game.status == GameStatus.WAITING:
         return state
