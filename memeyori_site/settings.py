@@ -293,6 +293,18 @@ RATE_LIMITS = {
     "lab_resume": ("5/m", {"POST"}),
     "lab_open": ("30/m", {"GET", "HEAD", "POST"}),
     "lab_shared_open": ("30/m", {"GET", "HEAD"}),
+    # Played games (issue 31): starting one, and reading one (each read replays the game's
+    # record); a plan page polls its status every few seconds and a viewer steps often, so
+    # these leave a group's play untouched and stop a loop.
+    "play_new": ("10/m", {"POST"}),
+    "play_table_new": ("10/m", {"POST"}),
+    "play_join": ("10/m", {"POST"}),
+    "play_plan": ("60/m", {"POST"}),
+    "play_game": ("120/m", {"GET", "HEAD"}),
+    "play_watch": ("120/m", {"GET", "HEAD"}),
+    "play_state": ("120/m", {"GET", "HEAD"}),
+    "play_shared": ("120/m", {"GET", "HEAD"}),
+    "play_shared_state": ("120/m", {"GET", "HEAD"}),
 }
 
 # Background work (PDF and PNG renders, portraits, lab chunks) runs as django.tasks tasks.

@@ -108,12 +108,31 @@ def normal_plan(raw) -> tuple[dict | None, list[str]]:
                 and not isinstance(row[1], bool)
                 and isinstance(row[2], str)
             ):
-                errors.append(f"{row!r} is not [card id, tier 1-3, target id].")
+                errors.append(f"{_short(row)} is not [card id, tier 1-3, target id].")
                 continue
             rows.append([row[0], row[1], row[2]])
     if errors:
         return None, errors
     return {"switch": list(switch) if switch else None, "summon": summon, "cards": rows}, []
+
+
+ERRORS_SHOWN = 10  # a malformed plan's first reasons; the rest are counted
+
+
+def capped(errors: list[str]) -> list[str]:
+    """The first ERRORS_SHOWN reasons, then how many more: an answer stays small whatever
+    the plan holds."""
+    if len(errors) <= ERRORS_SHOWN:
+        return errors
+    return [*errors[:ERRORS_SHOWN], f"and {len(errors) - ERRORS_SHOWN} more."]
+
+
+def _short(value, limit: int = 60) -> str:
+    try:
+        text = repr(value)
+    except RecursionError:  # nested deeper than repr goes
+        return "A row nested too deeply"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _surcharge_words(user_name: str, earlier: int) -> str:

@@ -39,6 +39,33 @@ def _side(request, game: Game, raw) -> int | None:
     return sides[0] if sides else None
 
 
+# A plan is a few hundred bytes (a Switch, a summon, a hand's cards): a body larger than this
+# is refused before a byte of it is parsed, so no client makes the server build megabytes.
+PLAN_BODY_MAX = 16 * 1024
+
+
+def _read_json(request):
+    """The body as JSON, or the 400/413 answer that says what is wrong with it."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    too_large = {"errors": [f"A plan is at most {PLAN_BODY_MAX // 1024} KiB of JSON."]}
+    if declared > PLAN_BODY_MAX:
+        return _json(too_large, status=413)
+    raw = request.read(PLAN_BODY_MAX + 1)
+    if len(raw) > PLAN_BODY_MAX:
+        return _json(too_large, status=413)
+    try:
+        return json.loads(raw.decode("utf-8") or "{}")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return _json({"errors": ["The body is not JSON."]}, status=400)
+    except ValueError:  # an integer of thousands of digits (Python's conversion limit)
+        return _json({"errors": ["A number in the plan is too long."]}, status=400)
+    except RecursionError:
+        return _json({"errors": ["The plan is nested too deeply."]}, status=400)
+
+
 def _json(data: dict, status: int = 200) -> JsonResponse:
     response = JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
     response["Cache-Control"] = "no-store"  # a side's hand: never in a shared cache
@@ -82,10 +109,9 @@ def plan_json(request, code):
         raise Http404("No such game.")
     if request.content_type != "application/json":
         return _json({"errors": ["Send the plan as JSON (Content-Type: application/json)."]}, 400)
-    try:
-        body = json.loads(request.body.decode("utf-8") or "{}")
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return _json({"errors": ["The body is not JSON."]}, status=400)
+    body = _read_json(request)
+    if isinstance(body, JsonResponse):
+        return body
     if not isinstance(body, dict):
         return _json({"errors": ["The body is a JSON object."]}, status=400)
     side = _side(request, game, body.get("side", request.GET.get("side")))

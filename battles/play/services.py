@@ -16,6 +16,7 @@ same whichever comes first: they depend on the record alone.
 import uuid
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -29,9 +30,11 @@ from ..engine.battle import ENGINE_VERSION, LOG_FORMAT, side_records
 from ..engine.field import FIELD, KO
 from ..engine.model import ARCHON_SUMMON_COST
 from ..engine.played import (
+    ERRORS_SHOWN,
     PLAYER,
     PLAYER_VERSION,
     Played,
+    capped,
     card_choices,
     check_plan,
     play,
@@ -48,6 +51,10 @@ from .models import TIME_LIMITS, Game, GameStatus, PlanBy, PlayedPlan, new_seed_
 FORMAT = "memeyori-play/1"
 TIMEOUT_POLICY = "greedy"
 OPPONENTS = ("ai", "friend", "hotseat", "table")
+# Games one person may have started and not finished (waiting for a friend, or being
+# played), so that nobody fills the database alone: a game is a few rows, but each is read
+# and replayed on every visit to "My games".
+MAX_GAMES_IN_PROGRESS = 20
 SECRET_SEED = ("friend", "table")  # games whose seed the server draws and keeps (start_game)
 
 
@@ -254,6 +261,14 @@ def start_game(
     if other is not None:
         _check_fightable(other)
     with transaction.atomic():
+        # Under a lock on the starter's row, so two tabs cannot both take the last place.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        in_progress = Game.objects.filter(created_by=user).exclude(status=GameStatus.FINISHED)
+        if in_progress.count() >= MAX_GAMES_IN_PROGRESS:
+            raise ValidationError(
+                f"You have {MAX_GAMES_IN_PROGRESS} games started and not finished: finish or"
+                " forfeit one before starting another."
+            )
         game = Game(
             created_by=user,
             kind=opponent,
@@ -461,8 +476,8 @@ def plan_totals(checked) -> dict:
     return {
         "mp_left": checked.mp_left,
         "resonance_left": checked.resonance_left,
-        "errors": checked.errors,
-        "by_card": checked.by_card,
+        "errors": capped(checked.errors),
+        "by_card": dict(list(checked.by_card.items())[:ERRORS_SHOWN]),
     }
 
 
@@ -490,7 +505,9 @@ def submit_plan(game: Game, side: int, round_no, plan) -> dict:
             raise WrongRound(f"Side {'AB'[side]} has already planned round {needed.round}.")
         checked = check_plan(needed.views[side], plan)
         if not checked.ok:
-            raise PlanRefused(checked.errors, checked.by_card)
+            raise PlanRefused(
+                capped(checked.errors), dict(list(checked.by_card.items())[:ERRORS_SHOWN])
+            )
         try:
             with transaction.atomic():
                 PlayedPlan.objects.create(
