@@ -71,6 +71,10 @@ class Checked:
     def ok(self) -> bool:
         return not self.errors
 
+    def refusals(self) -> tuple[list[str], dict[str, list[str]]]:
+        """The reasons and each card's, cut to what an answer shows (capped)."""
+        return capped(self.errors), dict(list(self.by_card.items())[:ERRORS_SHOWN])
+
     def refuse(self, message: str, card: str | None = None) -> None:
         self.errors.append(message)
         if card is not None:

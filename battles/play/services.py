@@ -473,11 +473,12 @@ def plan_totals(checked) -> dict:
     """A plan check's running totals and refusals, as the preview answers them."""
     if checked is None:
         return {"mp_left": 0, "resonance_left": 0, "errors": [], "by_card": {}}
+    errors, by_card = checked.refusals()
     return {
         "mp_left": checked.mp_left,
         "resonance_left": checked.resonance_left,
-        "errors": capped(checked.errors),
-        "by_card": dict(list(checked.by_card.items())[:ERRORS_SHOWN]),
+        "errors": errors,
+        "by_card": by_card,
     }
 
 
