@@ -149,4 +149,85 @@ def bench_play() -> None:
         )
 
 
-BENCHES = [bench_play]
+def _finish_against(services, user, a, b, policy: str, seed: int):
+    """A game of greedy's cards against the AI, played to its end through the services."""
+    game = services.start_game(
+        user=user, party=a, opponent="ai", party_b=b, policy_b=policy, seed=seed
+    )
+    from battles.engine import greedy, played
+    from battles.engine.run import input_for
+
+    while True:
+        state = services.game_state(game, 0)
+        if state["status"] == "finished":
+            return game
+        replay = played.play(
+            input_for(game.snapshot),
+            services._ai_policies(game),
+            game.seed,
+            services._recorded(game),
+        )
+        view = replay.needed.views[0]
+        # Greedy's cards, without a Switch (a player plans against the hand as it stands).
+        summon = view.can_summon() and greedy.summon(view, None)
+        plan = {"switch": None, "summon": summon, "cards": greedy.plays(view, None)}
+        services.submit_plan(game, 0, state["round"], plan)
+
+
+def bench_lookahead_reads() -> None:
+    """What reading a finished game against lookahead costs: state.json replays the
+    recorded plans, the AI's included, with the engine alone (issue 31.1); before, every
+    read ran lookahead again for each of its plans (the same replay with the AI's plans
+    left out, timed in the same run). Ratios to one greedy battle of the same parties."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from battles.engine import played
+    from battles.engine.run import input_for, simulate
+    from battles.play import services
+    from battles.play.models import PlanBy, PlayedPlan
+    from battles.snapshot import battle_snapshot
+    from cards.demo import seed_demo
+    from cards.models import Party
+
+    with throwaway_database("play-reads.sqlite3"):
+        seed_demo()
+        user = get_user_model().objects.get(username="demo")
+        a, b = (Party.objects.get(owner=user, name=name) for name in PARTIES)
+        snap = battle_snapshot(a, b)
+        # The longest of a few games (the simple plans lose quickly to lookahead).
+        games = [
+            _finish_against(services, user, a, b, "lookahead", s) for s in range(int(sized(6)))
+        ]
+        game = max(games, key=lambda g: g.round)
+        client = Client()
+        client.force_login(user)
+        url = f"/play/{game.code}/state.json"
+        assert client.get(url).status_code == 200
+        plans = services._recorded(game)
+        without_ai = {
+            key: plan
+            for key, plan in plans.items()
+            if not PlayedPlan.objects.filter(
+                game=game, round=key[0], side=key[1], by=PlanBy.AI
+            ).exists()
+        }
+        ai = services._ai_policies(game)
+        data = input_for(game.snapshot)
+        number = int(sized(10))
+        read = cpu_timed(lambda: client.get(url), number=number)
+        thinking = cpu_timed(lambda: played.play(data, ai, game.seed, without_ai), number=1)
+        greedy = cpu_timed(
+            lambda: simulate(snap, seed=random.randrange(10**6), policies=("greedy", "greedy")),
+            number=number,
+        )
+        print(
+            f"play: reading a finished {game.round}-round game against lookahead"
+            f" (state.json, CPU time): {read / greedy:.1f}x one greedy battle of the same"
+            f" parties ({read * 1e3:.1f} ms against {greedy * 1e3:.2f} ms, same run); its"
+            f" replay with lookahead thinking again, as every read did before:"
+            f" {thinking / greedy:.0f}x ({thinking * 1e3:.0f} ms)"
+        )
+
+
+BENCHES = [bench_play, bench_lookahead_reads]
