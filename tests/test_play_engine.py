@@ -172,3 +172,14 @@ def test_a_plan_passes_the_check_exactly_when_the_engine_plays_it(case):
 def data_fighters(view):
     engine = view._engine
     return list(engine.by_id.values())
+
+
+def test_a_knocked_out_archons_summon_is_refused_in_its_own_words():
+    from battles.engine.field import KO
+
+    view = played.play(input_for(SNAP), (None, GREEDY), 3, {}).needed.views[0]
+    archon = view.side.archon
+    archon.status, archon.hp = KO, 0
+    view.side.resonance = 8
+    checked = played.check_plan(view, {"switch": None, "summon": True, "cards": []})
+    assert checked.errors == [f"{archon.spec.name} is knocked out, so it cannot be summoned."]

@@ -200,6 +200,8 @@ def check_plan(view: View, raw) -> Checked:
         archon = side.archon
         if archon is None:
             checked.refuse("Your party has no Archon to summon.")
+        elif archon.status == KO or archon.hp <= 0:
+            checked.refuse(f"{archon.spec.name} is knocked out, so it cannot be summoned.")
         elif archon.status not in (STORED, DISMISSED):
             checked.refuse(f"{archon.spec.name} is already on the field.")
         elif side.resonance < ARCHON_SUMMON_COST:
