@@ -7,17 +7,9 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from .choices import POLICY_CHOICES, BattleVisibility
 from .engine.battle import ENGINE_VERSION
-from .engine.policies import POLICIES
 from .engine.words import plural
-
-POLICY_CHOICES = [(name, name) for name in POLICIES]
-
-
-class BattleVisibility(models.TextChoices):
-    PRIVATE = "private", "Private (only you)"
-    UNLISTED = "unlisted", "Unlisted (anyone with the share link)"
-    PUBLIC = "public", "Public (listed, anyone can watch)"
 
 
 def new_share_token() -> str:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from battles.engine.summary import simulate_summary
-from battles.lab import services, stats
+from battles.lab import services, stats, tasks
 from battles.lab.models import Lab, LabBattle, LabStatus
 from battles.lab.runner import run_range
 from battles.models import Battle
@@ -380,7 +380,7 @@ def test_a_failing_chunk_marks_the_lab_failed_and_says_why(client, alice, demo, 
     def broken(*args, **kwargs):
         raise RuntimeError("engine fell over")
 
-    monkeypatch.setattr(services, "run_range", broken)
+    monkeypatch.setattr(tasks, "run_range", broken)
     with pytest.raises(RuntimeError):
         services.run_chunk(lab_code=str(lab.code), matchup=0, start=0)
     lab.refresh_from_db()

@@ -146,7 +146,7 @@ def test_one_persons_lab_keeps_at_most_two_chunks_in_the_queue(
     with django_capture_on_commit_callbacks(execute=True):
         lab = new_lab(alice, demo)
     assert lab.chunks.count() == 10
-    assert len(queued_chunks()) == 2  # services.QUEUED_PER_PERSON
+    assert len(queued_chunks()) == 2  # tasks.QUEUED_PER_PERSON
     work_one()  # a chunk done queues the next one, at the back of the queue
     assert len(queued_chunks()) == 2
     assert lab.chunks.filter(finished=True).count() == 1
@@ -197,7 +197,7 @@ def test_three_labs_asked_for_at_once_by_one_person_queue_two_chunks_in_all(
     _, errors = at_once(3, lambda i: new_lab(alice, demo, battles=2000))
     assert errors == []
     assert Lab.objects.count() == 3
-    assert len(queued_chunks(alice)) == 2  # services.QUEUED_PER_PERSON
+    assert len(queued_chunks(alice)) == 2  # tasks.QUEUED_PER_PERSON
     assert LabChunk.objects.filter(queued=True).count() == 2
 
 

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from ..models import POLICY_CHOICES, BattleVisibility
+from ..choices import POLICY_CHOICES, BattleVisibility
 
 
 class LabStatus(models.TextChoices):

@@ -1,5 +1,5 @@
-"""The lab's writes: creating a lab (and its "what if" twin), running one chunk, opening
-battle i in the viewer, and sharing. Each write is one transaction.
+"""The lab's writes: creating a lab (and its "what if" twin), opening battle i in the
+viewer, and sharing. Each write is one transaction. Running its chunks is tasks.py's.
 
 Fair shares of the bulk queue (issue 18.2): a person has at most QUEUED_PER_PERSON chunks
 in the task queue at a time, across all their labs (oldest lab first); each chunk counted
@@ -9,14 +9,9 @@ running, chunks queued) are taken under a lock on the person's row, never check-
 """
 
 import copy
-from functools import partial
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
-from django.utils import timezone
-from django_tasks_db.backend import DatabaseBackend
 
 from cards.models import VISIBILITY_ORDER, Party, visibility_rank, visible_to
 
@@ -28,7 +23,8 @@ from ..services import visibility_refusal
 from ..snapshot import _character_from_model, battle_snapshot
 from . import stats
 from .models import Lab, LabBattle, LabChunk, LabMatchup, LabStatus
-from .runner import roster, run_range
+from .runner import roster
+from .tasks import ACTIVE, dispatch, lock_person, run_chunk, run_inline  # noqa: F401 (callers)
 
 MIN_BATTLES = 100
 MAX_BATTLES = 20_000
@@ -38,9 +34,6 @@ MAX_TOTAL = 200_000
 CHUNK = 500
 # Labs one person may have waiting or running at once, so nobody fills the queue alone.
 MAX_RUNNING = 3
-# Chunks of one person's in the task queue (waiting or running) at once.
-QUEUED_PER_PERSON = 2
-ACTIVE = (LabStatus.QUEUED, LabStatus.RUNNING)
 # A lookahead plan costs over a thousand greedy plans (make bench: tests/bench/policies.py):
 # a demo battle with lookahead (version 2) on one side takes about a second of CPU, so a
 # lab with lookahead is bounded to what one worker does in about four minutes: this many
@@ -87,40 +80,6 @@ def _check_party(user, party: Party) -> None:
         raise ValidationError("You can only put parties you can see into a lab.")
 
 
-def _lock_person(user_id: int) -> None:
-    """Hold the person's row until the transaction ends, so that their counts stay true
-    until what they allow is written (on SQLite, IMMEDIATE transactions already do)."""
-    get_user_model().objects.select_for_update().filter(pk=user_id).first()
-
-
-def _dispatch(owner_id: int) -> None:
-    """Queue the person's next chunks until QUEUED_PER_PERSON of theirs are in the queue.
-    Call it inside a transaction, with the person locked."""
-    from .tasks import run_lab_chunk
-
-    active = LabChunk.objects.filter(lab__owner_id=owner_id, lab__status__in=ACTIVE)
-    unfinished = active.filter(finished=False)
-    if isinstance(run_lab_chunk.get_backend(), DatabaseBackend):
-        room = QUEUED_PER_PERSON - unfinished.filter(queued=True).count()
-    else:
-        room = None  # no queue to share (ImmediateBackend): every chunk, after the commit
-    chunks = list(
-        unfinished.filter(queued=False)
-        .order_by("lab__created", "lab_id", "matchup__index", "start")
-        .values_list("pk", "lab__code", "matchup__index", "start", "end")[:room]
-    )
-    if not chunks:
-        return
-    LabChunk.objects.filter(pk__in=[c[0] for c in chunks]).update(queued=True)
-    for _, code, index, start, end in chunks:
-        args = (str(code), index, start, end)
-        if room is None:
-            transaction.on_commit(partial(run_lab_chunk.enqueue, *args))
-        else:
-            # In this transaction: the task exists exactly when its chunk says queued.
-            run_lab_chunk.enqueue(*args)
-
-
 def _create(
     *, owner, name_a, party_a, against_field, battles, seed, policy_a, policy_b, visibility,
     matchups, base=None, change="", versions=None,
@@ -156,13 +115,13 @@ def _create(
             LabChunk(lab=lab, matchup=matchup, start=start, end=min(start + CHUNK, battles))
             for start in range(0, battles, CHUNK)
         )
-    _dispatch(owner.pk)
+    dispatch(owner.pk)
     return lab
 
 
 def _check_running(owner) -> None:
     """Inside the transaction that creates the lab: the count holds until it commits."""
-    _lock_person(owner.pk)
+    lock_person(owner.pk)
     running = Lab.objects.filter(owner=owner, status__in=ACTIVE).count()
     if running >= MAX_RUNNING:
         raise ValidationError(
@@ -284,96 +243,12 @@ def lab_what_if(*, owner, base: Lab, kind: str, slot: int | None = None, charact
         )  # fmt: skip
 
 
-# ---- Running
-
-
-def run_chunk(*, lab_code: str, matchup: int, start: int) -> bool:
-    """Run one chunk and count it in; False when it was already counted (a retry or a
-    second worker), so running a chunk twice never counts its battles twice."""
-    chunk = (
-        LabChunk.objects.select_related("matchup", "lab")
-        .filter(lab__code=lab_code, matchup__index=matchup, start=start)
-        .first()
-    )
-    if chunk is None or chunk.finished or chunk.lab.status == LabStatus.FAILED:
-        return False
-    lab = chunk.lab
-    if lab.status == LabStatus.QUEUED:
-        Lab.objects.filter(pk=lab.pk, status=LabStatus.QUEUED).update(status=LabStatus.RUNNING)
-    if lab.started is None:
-        Lab.objects.filter(pk=lab.pk, started=None).update(started=timezone.now())
-    try:
-        tally = run_range(
-            chunk.matchup.snapshot,
-            lab_seed=lab.seed,
-            start=chunk.start,
-            end=chunk.end,
-            policies=lab.policies,
-            versions=lab.policy_versions,
-        )
-    except Exception as e:
-        with transaction.atomic():
-            _lock_person(lab.owner_id)
-            Lab.objects.filter(pk=lab.pk).update(
-                status=LabStatus.FAILED, error=f"{type(e).__name__}: {e}"[:500]
-            )
-            _dispatch(lab.owner_id)  # the person's next lab takes the failed one's turn
-        raise
-    with transaction.atomic():
-        _lock_person(lab.owner_id)
-        # Lock the chunk: of two workers on the same chunk only the first counts it.
-        locked = LabChunk.objects.select_for_update().get(pk=chunk.pk)
-        if locked.finished:
-            return False
-        locked.finished = True
-        locked.tally = tally
-        locked.save(update_fields=["finished", "tally"])
-        Lab.objects.filter(pk=lab.pk).update(
-            done=F("done") + (chunk.end - chunk.start), progressed=timezone.now()
-        )
-        lab = Lab.objects.select_for_update().get(pk=lab.pk)
-        if lab.done >= lab.total and lab.status != LabStatus.FAILED:
-            _finish(lab)
-        _dispatch(lab.owner_id)
-    return True
-
-
-def chunk_stopped(*, lab_code: str, matchup: int, start: int, final: bool) -> None:
-    """The worker running this chunk stopped (cards/workers.py put its task back in the
-    queue): the lab waits for a worker again; after MAX_ATTEMPTS stopped workers it fails,
-    with the reason, and stops counting against its owner's labs."""
-    lab = Lab.objects.filter(code=lab_code).first()
-    if lab is None:
-        return
-    if not final:
-        Lab.objects.filter(pk=lab.pk, status=LabStatus.RUNNING).update(status=LabStatus.QUEUED)
-        return
-    chunk = lab.chunks.filter(matchup__index=matchup, start=start).first()
-    where = f"battles {start:,} to {chunk.end - 1:,}" if chunk else "a chunk"
-    _lock_person(lab.owner_id)
-    Lab.objects.filter(pk=lab.pk, status__in=ACTIVE).update(
-        status=LabStatus.FAILED,
-        error=f"Task workers stopped several times while running {where}; "
-        "try the unfinished battles again.",
-    )
-    _dispatch(lab.owner_id)
-
-
-def _finish(lab: Lab) -> None:
-    for m in lab.matchups.all():
-        m.tally = stats.merge_all(c.tally for c in m.chunks.order_by("start"))
-        m.save(update_fields=["tally"])
-    lab.status = LabStatus.DONE
-    lab.finished = timezone.now()
-    lab.save(update_fields=["status", "finished"])
-
-
 def lab_resume(*, lab: Lab) -> Lab:
     """Queue the chunks not yet counted again: after a failure that has been fixed, or
     whenever a running lab's owner asks (their queue is topped up). Safe at any time, as a
     chunk is counted once however often it runs."""
     with transaction.atomic():
-        _lock_person(lab.owner_id)
+        lock_person(lab.owner_id)
         lab = Lab.objects.select_for_update().get(pk=lab.pk)
         if lab.status == LabStatus.DONE:
             return lab
@@ -381,14 +256,8 @@ def lab_resume(*, lab: Lab) -> Lab:
             lab.status, lab.error = LabStatus.RUNNING, ""
             lab.save(update_fields=["status", "error"])
             lab.chunks.filter(finished=False).update(queued=False)
-        _dispatch(lab.owner_id)
+        dispatch(lab.owner_id)
     return lab
-
-
-def run_inline(lab: Lab) -> None:
-    """Every chunk not yet counted, here and now (the command line, tests, a stuck lab)."""
-    for index, start in lab.chunks.filter(finished=False).values_list("matchup__index", "start"):
-        run_chunk(lab_code=str(lab.code), matchup=index, start=start)
 
 
 # ---- Battle i in the viewer

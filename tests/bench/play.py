@@ -195,7 +195,7 @@ def bench_lookahead_reads() -> None:
         user = get_user_model().objects.get(username="demo")
         a, b = (Party.objects.get(owner=user, name=name) for name in PARTIES)
         snap = battle_snapshot(a, b)
-        # The longest of a few games (the simple plans lose quickly to lookahead).
+        # The longest of a few games (lookahead ends most of them early).
         games = [
             _finish_against(services, user, a, b, "lookahead", s) for s in range(int(sized(6)))
         ]
