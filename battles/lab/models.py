@@ -114,7 +114,7 @@ class Lab(models.Model):
 
     def earlier_labs_waiting(self) -> int:
         """The owner's labs created before this one still running while none of this one's
-        chunks is in the queue: they go first (services._dispatch), so this one waits."""
+        chunks is in the queue: they go first (tasks.dispatch), so this one waits."""
         if not self.running or self.chunks.filter(queued=True, finished=False).exists():
             return 0
         return (
@@ -169,7 +169,7 @@ class LabChunk(models.Model):
     matchup = models.ForeignKey(LabMatchup, on_delete=models.CASCADE, related_name="chunks")
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
-    # Its task is in the queue (services._dispatch): a person has only a few at a time.
+    # Its task is in the queue (tasks.dispatch): a person has only a few at a time.
     queued = models.BooleanField(default=False)
     finished = models.BooleanField(default=False)
     tally = models.JSONField(null=True, blank=True)

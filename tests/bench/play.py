@@ -149,7 +149,7 @@ def bench_play() -> None:
         )
 
 
-def _finish_against(services, user, a, b, policy: str, seed: int):
+def _finish_against(services, record, user, a, b, policy: str, seed: int):
     """A game of greedy's cards against the AI, played to its end through the services."""
     game = services.start_game(
         user=user, party=a, opponent="ai", party_b=b, policy_b=policy, seed=seed
@@ -163,9 +163,9 @@ def _finish_against(services, user, a, b, policy: str, seed: int):
             return game
         replay = played.play(
             input_for(game.snapshot),
-            services._ai_policies(game),
+            record.ai_policies(game),
             game.seed,
-            services._recorded(game),
+            record.recorded_plans(game),
         )
         view = replay.needed.views[0]
         # Greedy's cards, without a Switch (a player plans against the hand as it stands).
@@ -184,7 +184,7 @@ def bench_lookahead_reads() -> None:
 
     from battles.engine import played
     from battles.engine.run import input_for, simulate
-    from battles.play import services
+    from battles.play import record, services
     from battles.play.models import PlanBy, PlayedPlan
     from battles.snapshot import battle_snapshot
     from cards.demo import seed_demo
@@ -197,14 +197,15 @@ def bench_lookahead_reads() -> None:
         snap = battle_snapshot(a, b)
         # The longest of a few games (lookahead ends most of them early).
         games = [
-            _finish_against(services, user, a, b, "lookahead", s) for s in range(int(sized(6)))
+            _finish_against(services, record, user, a, b, "lookahead", s)
+            for s in range(int(sized(6)))
         ]
         game = max(games, key=lambda g: g.round)
         client = Client()
         client.force_login(user)
         url = f"/play/{game.code}/state.json"
         assert client.get(url).status_code == 200
-        plans = services._recorded(game)
+        plans = record.recorded_plans(game)
         without_ai = {
             key: plan
             for key, plan in plans.items()
@@ -212,7 +213,7 @@ def bench_lookahead_reads() -> None:
                 game=game, round=key[0], side=key[1], by=PlanBy.AI
             ).exists()
         }
-        ai = services._ai_policies(game)
+        ai = record.ai_policies(game)
         data = input_for(game.snapshot)
         number = int(sized(10))
         read = cpu_timed(lambda: client.get(url), number=number)

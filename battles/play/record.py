@@ -1,0 +1,100 @@
+"""A played game replayed from its record: its snapshot, seed and policies and the plans
+recorded so far (the players', and the AI's as it made them). No engine state is stored,
+so a restarted server, or any process, carries on where the game was.
+
+Time limits (off, 60, 120 or 300 seconds a round): a read never writes (GET never changes
+anything), so a read works out the timed-out plans lazily: when a round's deadline has
+passed, the AI (`greedy`, at the version recorded on the game) plans for each side that did
+not, and the round resolves, in what the read answers. `services.expire_time_limit` writes
+those plans (by "timeout") and is called by every write on the game (a plan, a forfeit)
+before it does anything else, so what a read showed is what is recorded. The plans written
+are the same whichever comes first: they depend on the record alone.
+"""
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from ..engine.played import PLAYER, Played, play
+from ..engine.policies import policy_version
+from ..engine.run import input_for
+from .models import Game, PlanBy, PlayedPlan
+
+TIMEOUT_POLICY = "greedy"
+
+
+def ai_policies(game: Game) -> tuple:
+    return tuple(
+        None if name == PLAYER else policy_version(name, version)
+        for name, version in zip(game.policies, game.policy_versions, strict=True)
+    )
+
+
+def recorded_plans(game: Game) -> dict:
+    plans = {}
+    rows = PlayedPlan.objects.filter(game=game).values_list("round", "side", "plan", "by")
+    for round_no, side, plan, by in rows:
+        if by == PlanBy.TIMEOUT:
+            plan["by"] = "timeout"
+        plans[round_no, side] = plan
+    return plans
+
+
+def forfeit_of(game: Game):
+    if game.forfeit_side is None:
+        return None
+    return (game.forfeit_round, game.forfeit_side)
+
+
+def timeout_plan(game: Game) -> dict:
+    return {"by": "timeout", "policy": TIMEOUT_POLICY, "version": game.timeout_policy_version}
+
+
+class Replay:
+    """The game replayed from its record, with the timed-out plans a read may add."""
+
+    def __init__(self, game: Game, *, now=None):
+        self.game = game
+        self.plans = recorded_plans(game)
+        self.timeouts: list[tuple[int, int]] = []  # (round, side) planned by a timeout
+        self.round_started_at = game.round_started_at
+        self.played = self._play()
+        if game.time_limit and now is not None:
+            self._expire(now)
+
+    def _play(self) -> Played:
+        game = self.game
+        return play(
+            input_for(game.snapshot),
+            ai_policies(game),
+            game.seed,
+            self.plans,
+            forfeit=forfeit_of(game),
+        )
+
+    def _expire(self, now) -> None:
+        limit = timedelta(seconds=self.game.time_limit)
+        while self.played.needed is not None and self.round_started_at is not None:
+            deadline = self.round_started_at + limit
+            if deadline > now:
+                break
+            needed = self.played.needed
+            for side in needed.sides:
+                self.plans[needed.round, side] = timeout_plan(self.game)
+                self.timeouts.append((needed.round, side))
+            self.played = self._play()
+            # The next round's clock starts when this one ran out.
+            self.round_started_at = deadline
+
+    @property
+    def needed(self):
+        return self.played.needed
+
+    def deadline(self):
+        if not self.game.time_limit or self.round_started_at is None:
+            return None
+        return self.round_started_at + timedelta(seconds=self.game.time_limit)
+
+
+def replay_game(game: Game) -> Replay:
+    return Replay(game, now=timezone.now() if game.time_limit else None)
