@@ -16,7 +16,9 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-STATUS_NAMES = {400: "Bad request", 403: "Not allowed", 404: "Not found", 410: "Gone"}
+STATUS_NAMES = {
+    400: "Bad request", 403: "Not allowed", 404: "Not found", 410: "Gone", 413: "Too large",
+}  # fmt: skip
 
 
 class DeadLink(Http404):

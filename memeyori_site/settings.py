@@ -137,6 +137,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before CSRF: its process_view is the first to read a body (memeyori_site/bodies.py).
+    "memeyori_site.bodies.BodyLimitMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -431,9 +433,21 @@ PERSON_BOUNDS = {
     "parties": envint("DJANGO_MAX_PARTIES", 100),
 }
 
-# Portrait uploads are checked by Pillow; this only stops a huge body early.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
+# Every request body has a hard size, refused with a 413 before anything reads it
+# (memeyori_site/bodies.py): BODY_MAX_BYTES, or BODY_UPLOAD_MAX_BYTES for the URLs that take
+# a file (a portrait or back image of at most 10 MB, an import of at most 1 MB, with the
+# form's other fields). A proxy in front should refuse the same (README, Deployment).
+BODY_MAX_BYTES = envint("DJANGO_BODY_MAX_KB", 1024) * 1024
+BODY_UPLOAD_MAX_BYTES = envint("DJANGO_UPLOAD_BODY_MAX_KB", 11 * 1024) * 1024
+BODY_UPLOAD_URLS = frozenset(
+    {"builder_new", "character_edit", "party_new", "party_edit", "print_portrait"}
+    | {"import", "import_confirm"}
+)
+# An uploaded file is kept in memory up to the portrait limit and one byte, never on disk.
+FILE_KEEP_MAX_BYTES = 10 * 1024 * 1024
+FILE_UPLOAD_HANDLERS = ["memeyori_site.bodies.CappedUploadHandler"]
+DATA_UPLOAD_MAX_MEMORY_SIZE = BODY_UPLOAD_MAX_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = BODY_UPLOAD_MAX_BYTES
 
 if not DEBUG:
     # A TLS-terminating proxy in front may turn the redirect off and say so by header.
