@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.cache import patch_cache_control
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.vary import vary_on_headers
 
 from cards.models import Type
