@@ -299,6 +299,10 @@ RATE_LIMITS = {
     "lab_open": ("30/m", {"GET", "HEAD", "POST"}),
     "lab_shared_open": ("30/m", {"GET", "HEAD"}),
 }
+# These are counted in sliding windows (no edge lets twice the rate through) and per each
+# key named: the client's address, and the account a log-in names, so that many addresses
+# do not add up to more guesses at one account (issue 33.7; memeyori_site/ratelimit.py).
+SLIDING_RATE_LIMITS = {"login": ("ip", "account")}
 
 # Background work (PDF and PNG renders, portraits, lab chunks) runs as django.tasks tasks.
 # By default they wait in this project's own database (SQLite or PostgreSQL) for
