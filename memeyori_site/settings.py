@@ -375,7 +375,11 @@ MEDIA_STORAGE = os.environ.get("DJANGO_MEDIA_STORAGE", "filesystem")
 # "site": files are served by the site's own views, which apply each character's
 # visibility (and the store can stay private); "signed": those views check visibility,
 # then redirect to a signed URL of the object store that expires after MEDIA_URL_EXPIRY s.
-MEDIA_SERVE = os.environ.get("DJANGO_MEDIA_SERVE", "site")
+# Signed by default with an object store (issue 33.2): a web worker's one page thread then
+# never streams a file from the store, nor waits on it.
+MEDIA_SERVE = os.environ.get("DJANGO_MEDIA_SERVE") or (
+    "signed" if MEDIA_STORAGE == "s3" else "site"
+)
 MEDIA_URL_EXPIRY = envint("DJANGO_S3_URL_EXPIRY", 300)
 if MEDIA_SERVE not in ("site", "signed"):
     raise ImproperlyConfigured(f"DJANGO_MEDIA_SERVE must be site or signed; got {MEDIA_SERVE!r}")
@@ -387,6 +391,13 @@ elif MEDIA_STORAGE == "s3":
     if not os.environ.get("DJANGO_S3_BUCKET"):
         raise ImproperlyConfigured("DJANGO_MEDIA_STORAGE=s3 needs DJANGO_S3_BUCKET")
     S3_ENDPOINT_URL = os.environ.get("DJANGO_S3_ENDPOINT_URL") or None
+    from botocore.config import Config as S3Config
+
+    # A stalled store fails a call within seconds instead of boto3's minute a read and
+    # retries (issue 33.2): at most S3_ATTEMPTS tries, each waiting at most these long.
+    S3_CONNECT_TIMEOUT = envfloat("DJANGO_S3_CONNECT_TIMEOUT", 2)
+    S3_READ_TIMEOUT = envfloat("DJANGO_S3_READ_TIMEOUT", 3)
+    S3_ATTEMPTS = envint("DJANGO_S3_ATTEMPTS", 2)
     MEDIA_BACKEND = {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {
@@ -402,10 +413,15 @@ elif MEDIA_STORAGE == "s3":
             "querystring_expire": MEDIA_URL_EXPIRY,
             # A name once written is never written again (cards/media.py relies on it).
             "file_overwrite": False,
-            # Endpoints given by address (MinIO, a test server) take the bucket in the path.
-            "addressing_style": "path" if S3_ENDPOINT_URL else None,
-            # Signed URLs in the current scheme (SigV4), which every region accepts.
-            "signature_version": "s3v4",
+            "client_config": S3Config(
+                # Endpoints given by address (MinIO, a test server) take the bucket in the
+                # path; signed URLs in the current scheme (SigV4), which every region takes.
+                s3={"addressing_style": "path" if S3_ENDPOINT_URL else None},
+                signature_version="s3v4",
+                connect_timeout=S3_CONNECT_TIMEOUT,
+                read_timeout=S3_READ_TIMEOUT,
+                retries={"mode": "standard", "total_max_attempts": S3_ATTEMPTS},
+            ),
         },
     }
     if MEDIA_SERVE == "signed":
