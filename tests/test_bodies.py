@@ -118,3 +118,25 @@ def test_a_300_mb_portrait_to_the_builder_is_refused_unread_and_leaves_no_file(d
     # What the socket buffers took before the answer came, not the body.
     assert sent < 30 * MB
     assert [p.name for p in spool.iterdir() if p.is_file() and p.stat().st_size > MB] == []
+
+
+def test_a_live_stream_refuses_a_body_before_djangos_asgi_handler_spools_it():
+    import asyncio
+
+    from memeyori_site.asgi import application
+    from memeyori_site.live import LIVE_PREFIX
+
+    sent = []
+
+    async def receive():  # pragma: no cover - nothing may read the body
+        raise AssertionError("the body was read")
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http", "method": "POST", "path": LIVE_PREFIX + "play/x/",
+        "headers": [(b"content-length", str(300 * MB).encode())], "query_string": b"",
+    }  # fmt: skip
+    asyncio.run(application(scope, receive, send))
+    assert sent[0]["status"] == 413
