@@ -86,3 +86,26 @@ def _stalling_config():
         s3={"addressing_style": "path"}, signature_version="s3v4", connect_timeout=1,
         read_timeout=1, retries={"mode": "standard", "total_max_attempts": 1},
     )  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_while_the_store_is_stalled_says_so_instead_of_failing_the_page(
+    settings, stalled_store, alice, types
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from .test_portraits import image_bytes
+
+    env = {**S3, "DJANGO_S3_ENDPOINT_URL": stalled_store}
+    settings.STORAGES = servers.s3_storages(env, settings)
+    settings.STORAGES["default"]["OPTIONS"]["client_config"] = _stalling_config()
+    pup = make_memeyori(alice, types["Blaze"], name="Pup")
+    client = Client(raise_request_exception=False)
+    client.force_login(alice)
+    page = reverse("print_portrait", kwargs={"kind": "memeyori", "code": pup.code})
+    upload = SimpleUploadedFile("p.png", image_bytes((300, 400), fmt="PNG"), "image/png")
+    answer = client.post(page, {"portrait": upload, "focus_x": 0.5, "focus_y": 0.5})
+    assert answer.status_code == 302
+    pup.refresh_from_db()
+    assert not pup.portrait_pending
+    assert pup.portrait_error == "The upload could not be stored; try again."
