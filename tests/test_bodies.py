@@ -3,6 +3,7 @@
 import select
 import socket
 import time
+import urllib.request
 
 import pytest
 from django.test.client import FakePayload
@@ -68,12 +69,39 @@ def test_a_portrait_past_its_limit_gets_the_forms_message_and_is_not_kept_whole(
     assert not character.portrait
 
 
-def _stream(port: int, path: str, length: int) -> tuple[bytes, int]:
-    """POST `length` bytes of a body made as it is sent, stopping when the server answers:
-    (what it answered, how many body bytes were sent by then)."""
+def _portrait_body(length: int):
+    """A well-formed multipart body of `length` bytes, a `portrait` file nearly all of it,
+    made as it is sent."""
+    start = (
+        b'--zzz\r\nContent-Disposition: form-data; name="portrait"; filename="p.png"\r\n'
+        b"Content-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n"
+    )
+    end = b"\r\n--zzz--\r\n"
+    yield start
+    left = length - len(start) - len(end)
     chunk = b"\0" * (256 * 1024)
+    while left > 0:
+        yield chunk[:left]
+        left -= len(chunk)
+    yield end
+
+
+def _csrf_cookie(port: int, path: str) -> str:
+    """The CSRF cookie a visitor's browser holds once it has opened the page: without it
+    the CSRF check refuses a POST before reading its body."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as page:
+        cookies = page.headers.get_all("Set-Cookie")
+    return next(c.split(";")[0] for c in cookies if c.startswith("csrftoken="))
+
+
+def _stream(port: int, path: str, length: int) -> tuple[bytes, int]:
+    """POST a `length`-byte portrait as a visitor who opened the page, stopping when the
+    server answers: (what it answered, how many body bytes were sent by then)."""
+    body = _portrait_body(length)
+    pending = b""
     head = (
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Cookie: {_csrf_cookie(port, path)}\r\nReferer: http://127.0.0.1:{port}{path}\r\n"
         "Content-Type: multipart/form-data; boundary=zzz\r\n"
         f"Content-Length: {length}\r\n\r\n"
     ).encode()
@@ -87,10 +115,12 @@ def _stream(port: int, path: str, length: int) -> tuple[bytes, int]:
             if readable:
                 break
             if writable:
+                pending = pending or next(body, b"")
                 try:
-                    sent += sock.send(chunk[: length - sent])
+                    done = sock.send(pending)
                 except (BrokenPipeError, ConnectionResetError):
                     break
+                sent, pending = sent + done, pending[done:]
         try:
             sock.settimeout(10)
             while b"\r\n\r\n" not in answer:
