@@ -49,8 +49,8 @@ def too_large(request, limit: int):
         action_url=request.path if request.method == "POST" else "",
         action_label="Back to the page",
     )
-    # The rest of the body is not read: the connection cannot carry another request.
-    response["Connection"] = "close"
+    # The rest of the body is not read, so the connection cannot carry another request:
+    # memeyori_site/asgi.py closes it (a WSGI application may not say so itself).
     return response
 
 

@@ -36,7 +36,6 @@ def test_it_refuses_a_portrait_body_past_the_upload_limit_unread(client, db):
     builder = reverse("builder_new", kwargs={"kind": "memeyori"})
     response = _post_declaring(client, builder, 300 * MB)
     assert response.status_code == 413
-    assert response["Connection"] == "close"
 
 
 def test_an_upload_url_takes_a_body_under_its_limit(client, db):
@@ -145,6 +144,7 @@ def test_a_300_mb_portrait_to_the_builder_is_refused_unread_and_leaves_no_file(d
     finally:
         servers.stop(proc)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert b"\r\nconnection: close\r\n" in answer.lower()  # the rest is never read
     # What the socket buffers took before the answer came, not the body.
     assert sent < 30 * MB
     assert [p.name for p in spool.iterdir() if p.is_file() and p.stat().st_size > MB] == []
