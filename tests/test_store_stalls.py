@@ -109,3 +109,21 @@ def test_an_upload_while_the_store_is_stalled_says_so_instead_of_failing_the_pag
     pup.refresh_from_db()
     assert not pup.portrait_pending
     assert pup.portrait_error == "The upload could not be stored; try again."
+
+
+def test_a_portrait_read_by_the_site_from_a_stalled_store_is_a_503_that_says_so(
+    settings, stalled_store, alice, types
+):
+    env = {**S3, "DJANGO_S3_ENDPOINT_URL": stalled_store}
+    settings.STORAGES = servers.s3_storages(env, settings)
+    settings.STORAGES["default"]["OPTIONS"]["client_config"] = _stalling_config()
+    settings.MEDIA_STORAGE, settings.MEDIA_SERVE = "s3", "site"
+    pup = make_memeyori(alice, types["Blaze"], name="Pup")
+    pup.portrait, pup.portrait_thumb = "portraits/p-1.jpg", "portraits/t/p-1.jpg"
+    pup.save(update_fields=["portrait", "portrait_thumb"])
+    client = Client(raise_request_exception=False)
+    client.force_login(alice)
+    answer = client.get(pup.portrait_url("thumb"))
+    assert answer.status_code == 503
+    assert "The picture store is not answering" in answer.content.decode()
+    assert answer["Retry-After"] == "30"
