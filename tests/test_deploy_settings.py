@@ -30,23 +30,30 @@ def test_persistent_connections_are_checked_before_reuse():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_connection_dropped_by_a_database_restart_is_opened_again(settings):
+def test_a_connection_dropped_by_a_database_restart_is_opened_again():
     if connection.vendor != "postgresql":
         pytest.skip("SQLite has no server to drop a connection (is_usable is always true)")
-    connection.settings_dict["CONN_MAX_AGE"] = 600  # as make serve keeps them
-    connection.ensure_connection()
-    pid = connection.connection.info.backend_pid
-    other = connections.create_connection("default")
+    assert connection.settings_dict["CONN_HEALTH_CHECKS"]
+    kept = connection.settings_dict["CONN_MAX_AGE"]
+    connection.close()
+    connection.settings_dict["CONN_MAX_AGE"] = 600  # kept open, as make serve keeps them
     try:
-        with other.cursor() as cursor:  # what a restart does to every connection
-            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+        connection.ensure_connection()
+        pid = connection.connection.info.backend_pid
+        other = connections.create_connection("default")
+        try:
+            with other.cursor() as cursor:  # what a restart does to every connection
+                cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+        finally:
+            other.close()
+        close_old_connections()  # what every request starts with: not too old to keep
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            assert cursor.fetchone() == (1,)
+        assert connection.connection.info.backend_pid != pid
     finally:
-        other.close()
-    close_old_connections()  # what every request starts with
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-        assert cursor.fetchone() == (1,)
-    assert connection.connection.info.backend_pid != pid
+        connection.settings_dict["CONN_MAX_AGE"] = kept
+        connection.close()
 
 
 @pytest.mark.parametrize(
