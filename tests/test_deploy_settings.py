@@ -2,6 +2,7 @@
 restart, and a deploy check that accepts every mail URL the README offers."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -13,11 +14,15 @@ from .test_settings import PRODUCTION, ROOT, manage
 
 
 def _settings(expression: str, **env) -> object:
-    probe = f"import json, django; django.setup(); from django.conf import settings; print(json.dumps({expression}))"  # noqa: E501
+    """What `expression` (on `settings`) is in a fresh process with this environment."""
+    probe = (
+        "import json, django; django.setup(); from django.conf import settings; "
+        f"print(json.dumps({expression}))"
+    )
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     result = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60,
-        env={**{k: v for k, v in __import__("os").environ.items() if not k.startswith("DJANGO_")},
-             "DJANGO_SETTINGS_MODULE": "memeyori_site.settings", **env},
+        env={**clean, "DJANGO_SETTINGS_MODULE": "memeyori_site.settings", **env},
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
