@@ -38,6 +38,15 @@ def test_it_refuses_a_portrait_body_past_the_upload_limit_unread(client, db):
     assert response.status_code == 413
 
 
+def test_a_signed_in_200_mb_portrait_is_refused_before_a_byte_is_read(client, types, alice):
+    character = make_memeyori(alice, types["Blaze"])
+    client.force_login(alice)
+    page = reverse("print_portrait", kwargs={"kind": "memeyori", "code": character.code})
+    response = _post_declaring(client, page, 200 * MB)
+    assert response.status_code == 413
+    assert "at most 11 MB" in response.content.decode()
+
+
 def test_an_upload_url_takes_a_body_under_its_limit(client, db):
     # Past the CSRF check (no token): the body was let through to be read.
     client = client.__class__(enforce_csrf_checks=True)
