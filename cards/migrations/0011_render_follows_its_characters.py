@@ -3,16 +3,24 @@
 from django.db import migrations, models
 
 
-class Migration(migrations.Migration):
+def forget_renders_of_characters(apps, schema_editor):
+    """Stored renders made before they kept what they drew could not follow it: a deleted
+    or privated character's would stay open to anyone holding its link (issue 33.5). They
+    are a cache: each is rendered again the next time someone who may see it asks."""
+    Render = apps.get_model("cards", "Render")
+    Render.objects.exclude(kind="battle-og").delete()
 
+
+class Migration(migrations.Migration):
     dependencies = [
-        ('cards', '0010_copied_from_and_person_bounds'),
+        ("cards", "0010_copied_from_and_person_bounds"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='render',
-            name='drew',
+            model_name="render",
+            name="drew",
             field=models.JSONField(blank=True, default=list),
         ),
+        migrations.RunPython(forget_renders_of_characters, migrations.RunPython.noop),
     ]
