@@ -52,12 +52,33 @@ async def application(scope, receive, send):
     async def named_send(message):
         if message["type"] == "http.response.start":
             headers = [h for h in message.get("headers", []) if h[0].lower() != b"server"]
+            if message["status"] == 413:  # a body left unread (memeyori_site/bodies.py)
+                headers.append((b"connection", b"close"))
             message = {**message, "headers": [*headers, SERVER]}
         await send(message)
 
     if scope["type"] == "http" and scope["path"].startswith(LIVE_PREFIX):
+        if _has_body(scope):
+            # Django's ASGI handler would read the whole body to a file before any view
+            # ran; a stream takes none (pages are bounded by memeyori_site/bodies.py).
+            return await _refuse_body(named_send)
         return await live(scope, receive, named_send)
     return await pages(scope, receive, named_send)
+
+
+def _has_body(scope) -> bool:
+    headers = dict(scope.get("headers", []))
+    return headers.get(b"content-length", b"0") not in (b"", b"0") or (
+        b"transfer-encoding" in headers
+    )
+
+
+async def _refuse_body(send):
+    await send({
+        "type": "http.response.start", "status": 413,
+        "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close")],
+    })  # fmt: skip
+    await send({"type": "http.response.body", "body": b"A live stream takes no body.\n"})
 
 
 async def _lifespan(receive, send):

@@ -16,7 +16,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-STATUS_NAMES = {400: "Bad request", 403: "Not allowed", 404: "Not found", 410: "Gone"}
+STATUS_NAMES = {
+    400: "Bad request", 403: "Not allowed", 404: "Not found", 410: "Gone", 413: "Too large",
+    503: "Unavailable",
+}  # fmt: skip
 
 
 class DeadLink(Http404):
@@ -133,4 +136,29 @@ class ErrorPagesMiddleware:
     def process_exception(self, request, exception):
         if settings.DEBUG and isinstance(exception, Http404):
             return page_not_found(request, exception)
+        if _store_failed(exception):
+            return store_unavailable(request)
         return None
+
+
+def _store_failed(exception) -> bool:
+    """The object store did not answer within its timeouts (settings, S3_*), or refused."""
+    if settings.MEDIA_STORAGE != "s3":
+        return False
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    return isinstance(exception, BotoCoreError | ClientError)
+
+
+def store_unavailable(request):
+    """A page that reads media while the object store is down: a 503 that says so within
+    the store's timeouts (issue 33.2), not a 500 after minutes."""
+    response = error_page(
+        request,
+        503,
+        title="The picture store is not answering",
+        message="This page needs a picture from the store that keeps them, and it did not "
+        "answer. Nothing was changed. Try again in a minute.",
+    )
+    response["Retry-After"] = "30"
+    return response

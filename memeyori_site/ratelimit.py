@@ -5,10 +5,14 @@ methods); django-ratelimit does the counting. A limited request gets a 429 page 
 when to try again, rather than a bare error.
 """
 
+import hashlib
 import ipaddress
+import math
+import time
 from functools import cache
 
 from django.conf import settings
+from django.core.cache import cache as counts
 from django.shortcuts import render
 from django_ratelimit.core import is_ratelimited
 
@@ -50,10 +54,7 @@ def requester(request) -> str:
     client by its /64, as the rate limits count it)."""
     if request.user.is_authenticated:
         return f"user:{request.user.pk}"
-    address = client_ip(request)
-    if ":" in address:
-        address = str(ipaddress.ip_network(f"{address}/64", strict=False).network_address)
-    return f"ip:{address}"
+    return requester_address(request)
 
 
 class RateLimitMiddleware:
@@ -84,20 +85,77 @@ class RateLimitMiddleware:
         rate, methods = rule
         if request.method not in methods:
             return None
-        if is_ratelimited(
+        count, _, period = rate.partition("/")
+        if name in settings.SLIDING_RATE_LIMITS:
+            wait = _sliding_wait(request, name, int(count), PERIODS[period])
+        elif is_ratelimited(
             request, group=f"rl:{name}", key="ip", rate=rate, method=list(methods),
             increment=True,
         ):  # fmt: skip
-            count, _, period = rate.partition("/")
-            response = render(
-                request,
-                "429.html",
-                {"count": count, "period": {"s": "second", "m": "minute", "h": "hour"}[period]},
-                status=429,
-            )
-            response["Retry-After"] = {"s": "1", "m": "60", "h": "3600"}[period]
-            return response
-        return None
+            wait = PERIODS[period]
+        else:
+            wait = 0
+        if not wait:
+            return None
+        response = render(
+            request,
+            "429.html",
+            {"count": count, "period": {"s": "second", "m": "minute", "h": "hour"}[period]},
+            status=429,
+        )
+        response["Retry-After"] = str(wait)
+        return response
+
+
+PERIODS = {"s": 1, "m": 60, "h": 3600}
+# A sliding window is counted in this many slices of its period (issue 33.7).
+SLICES = 12
+
+
+def _sliding_keys(request, name: str) -> list[str]:
+    """One count per key the rule names: the client's address, and the account a log-in
+    names (whether or not it exists, so a refusal says nothing about that)."""
+    keys = []
+    for kind in settings.SLIDING_RATE_LIMITS[name]:
+        if kind == "ip":
+            keys.append(f"sw:{name}:{requester_address(request)}")
+        elif kind == "account":
+            account = request.POST.get("username", "").strip().casefold()[:150]
+            digest = hashlib.sha256(account.encode()).hexdigest()[:32]
+            keys.append(f"sw:{name}:account:{digest}")
+    return keys
+
+
+def _sliding_wait(request, name: str, limit: int, period: int) -> int:
+    """0 when the request may go on, else the seconds to wait. Each key's tries are counted
+    in SLICES slices of the period, and the last SLICES + 1 slices (the current one too)
+    are summed: they always cover at least the whole period, so no `period` seconds
+    anywhere let more than `limit` tries through, edge or not (a fixed window lets twice
+    the limit through across its edge). The count is raised before it is read, so
+    requests racing for the last try cannot both have it; refused tries count too."""
+    width = period / SLICES
+    now = time.time()
+    current = int(now // width)
+    waits = []
+    for key in _sliding_keys(request, name):
+        slices = [f"{key}:{i}" for i in range(current - SLICES, current + 1)]
+        counts.add(slices[-1], 0, timeout=period + 2 * math.ceil(width))
+        mine = counts.incr(slices[-1])
+        held = counts.get_many(slices[:-1])
+        if sum(held.values()) + mine <= limit:
+            continue
+        # Free again once the oldest slice holding tries leaves the sum.
+        oldest = min([int(k.rpartition(":")[2]) for k, v in held.items() if v] + [current])
+        waits.append(math.ceil((oldest + SLICES + 1) * width - now))
+    return max(waits, default=0)
+
+
+def requester_address(request) -> str:
+    """The client address as per-address limits count it (an IPv6 client by its /64)."""
+    address = client_ip(request)
+    if ":" in address:
+        address = str(ipaddress.ip_network(f"{address}/64", strict=False).network_address)
+    return f"ip:{address}"
 
 
 UPLOAD_RULE = "portrait_upload"

@@ -137,6 +137,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before CSRF: its process_view is the first to read a body (memeyori_site/bodies.py).
+    "memeyori_site.bodies.BodyLimitMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -188,6 +190,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=envint("DATABASE_CONN_MAX_AGE", 0),
+        # A kept connection is tried (SELECT 1 on PostgreSQL) before a request reuses it,
+        # so one the database dropped (a restart) is opened again instead of a 500 (33.4).
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -306,6 +311,10 @@ RATE_LIMITS = {
     "play_shared": ("120/m", {"GET", "HEAD"}),
     "play_shared_state": ("120/m", {"GET", "HEAD"}),
 }
+# These are counted in sliding windows (no edge lets twice the rate through) and per each
+# key named: the client's address, and the account a log-in names, so that many addresses
+# do not add up to more guesses at one account (issue 33.7; memeyori_site/ratelimit.py).
+SLIDING_RATE_LIMITS = {"login": ("ip", "account")}
 
 # Background work (PDF and PNG renders, portraits, lab chunks) runs as django.tasks tasks.
 # By default they wait in this project's own database (SQLite or PostgreSQL) for
@@ -344,6 +353,10 @@ AUTH_PASSWORD_VALIDATORS = [
 # Password-reset mail. With debug on it is printed to the console (make run); a
 # deployment sets EMAIL_URL, e.g. smtp://user:password@mail.example.org:587/?tls=1.
 MAILERS = {"default": envmailer("EMAIL_URL", "console://" if DEBUG else "smtp://localhost:25")}
+if os.environ.get("EMAIL_URL", "").partition(":")[0] in EMAIL_BACKENDS.keys() - {"smtp", "smtps"}:
+    # Asked for by name (mail kept in files on a test deployment, say): Django's deploy
+    # check would refuse it as development-only (mail.E001), though the README offers it.
+    SILENCED_SYSTEM_CHECKS.append("mail.E001")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Memeyori <noreply@localhost>")
 PASSWORD_RESET_TIMEOUT = envint("PASSWORD_RESET_TIMEOUT", 60 * 60 * 24)
 
@@ -374,7 +387,11 @@ MEDIA_STORAGE = os.environ.get("DJANGO_MEDIA_STORAGE", "filesystem")
 # "site": files are served by the site's own views, which apply each character's
 # visibility (and the store can stay private); "signed": those views check visibility,
 # then redirect to a signed URL of the object store that expires after MEDIA_URL_EXPIRY s.
-MEDIA_SERVE = os.environ.get("DJANGO_MEDIA_SERVE", "site")
+# Signed by default with an object store (issue 33.2): a web worker's one page thread then
+# never streams a file from the store, nor waits on it.
+MEDIA_SERVE = os.environ.get("DJANGO_MEDIA_SERVE") or (
+    "signed" if MEDIA_STORAGE == "s3" else "site"
+)
 MEDIA_URL_EXPIRY = envint("DJANGO_S3_URL_EXPIRY", 300)
 if MEDIA_SERVE not in ("site", "signed"):
     raise ImproperlyConfigured(f"DJANGO_MEDIA_SERVE must be site or signed; got {MEDIA_SERVE!r}")
@@ -386,6 +403,13 @@ elif MEDIA_STORAGE == "s3":
     if not os.environ.get("DJANGO_S3_BUCKET"):
         raise ImproperlyConfigured("DJANGO_MEDIA_STORAGE=s3 needs DJANGO_S3_BUCKET")
     S3_ENDPOINT_URL = os.environ.get("DJANGO_S3_ENDPOINT_URL") or None
+    from botocore.config import Config as S3Config
+
+    # A stalled store fails a call within seconds instead of boto3's minute a read and
+    # retries (issue 33.2): at most S3_ATTEMPTS tries, each waiting at most these long.
+    S3_CONNECT_TIMEOUT = envfloat("DJANGO_S3_CONNECT_TIMEOUT", 2)
+    S3_READ_TIMEOUT = envfloat("DJANGO_S3_READ_TIMEOUT", 3)
+    S3_ATTEMPTS = envint("DJANGO_S3_ATTEMPTS", 2)
     MEDIA_BACKEND = {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {
@@ -401,10 +425,15 @@ elif MEDIA_STORAGE == "s3":
             "querystring_expire": MEDIA_URL_EXPIRY,
             # A name once written is never written again (cards/media.py relies on it).
             "file_overwrite": False,
-            # Endpoints given by address (MinIO, a test server) take the bucket in the path.
-            "addressing_style": "path" if S3_ENDPOINT_URL else None,
-            # Signed URLs in the current scheme (SigV4), which every region accepts.
-            "signature_version": "s3v4",
+            "client_config": S3Config(
+                # Endpoints given by address (MinIO, a test server) take the bucket in the
+                # path; signed URLs in the current scheme (SigV4), which every region takes.
+                s3={"addressing_style": "path" if S3_ENDPOINT_URL else None},
+                signature_version="s3v4",
+                connect_timeout=S3_CONNECT_TIMEOUT,
+                read_timeout=S3_READ_TIMEOUT,
+                retries={"mode": "standard", "total_max_attempts": S3_ATTEMPTS},
+            ),
         },
     }
     if MEDIA_SERVE == "signed":
@@ -443,9 +472,21 @@ PERSON_BOUNDS = {
     "parties": envint("DJANGO_MAX_PARTIES", 100),
 }
 
-# Portrait uploads are checked by Pillow; this only stops a huge body early.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
+# Every request body has a hard size, refused with a 413 before anything reads it
+# (memeyori_site/bodies.py): BODY_MAX_BYTES, or BODY_UPLOAD_MAX_BYTES for the URLs that take
+# a file (a portrait or back image of at most 10 MB, an import of at most 1 MB, with the
+# form's other fields). A proxy in front should refuse the same (README, Deployment).
+BODY_MAX_BYTES = envint("DJANGO_BODY_MAX_KB", 1024) * 1024
+BODY_UPLOAD_MAX_BYTES = envint("DJANGO_UPLOAD_BODY_MAX_KB", 11 * 1024) * 1024
+BODY_UPLOAD_URLS = frozenset(
+    {"builder_new", "character_edit", "party_new", "party_edit", "print_portrait"}
+    | {"import", "import_confirm"}
+)
+# An uploaded file is kept in memory up to the portrait limit and one byte, never on disk.
+FILE_KEEP_MAX_BYTES = 10 * 1024 * 1024
+FILE_UPLOAD_HANDLERS = ["memeyori_site.bodies.CappedUploadHandler"]
+DATA_UPLOAD_MAX_MEMORY_SIZE = BODY_UPLOAD_MAX_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = BODY_UPLOAD_MAX_BYTES
 
 if not DEBUG:
     # A TLS-terminating proxy in front may turn the redirect off and say so by header.

@@ -23,7 +23,8 @@ def test_the_eleventh_login_in_a_minute_is_refused_with_a_message(client, alice)
         assert response.status_code == 200
     response = client.post(reverse("login"), {"username": "alice", "password": "alice-pass-123!"})
     assert response.status_code == 429
-    assert response["Retry-After"] == "60"
+    # A sliding window (issue 33.7): free again once the tries are a minute old.
+    assert 60 <= int(response["Retry-After"]) <= 65
     assert "allows 10 tries a minute" in response.content.decode()
     assert "_auth_user_id" not in client.session
 

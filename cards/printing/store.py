@@ -86,6 +86,9 @@ class Render(models.Model):
     preview = models.BinaryField(null=True, blank=True)  # page one as a PNG (sheets)
     size = models.PositiveBigIntegerField(default=0)
     meta = models.JSONField(default=dict, blank=True)  # pages, preflight, shrunk
+    # The characters it drew, as [kind, pk] pairs: it is served only while each still
+    # exists and its reader may see it (`readable_by`, issue 33.5).
+    drew = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     runs = models.PositiveIntegerField(default=0)  # times a worker started it
     created_at = models.DateTimeField(default=timezone.now)
@@ -217,12 +220,16 @@ def _asset_digests(spec: dict) -> list[tuple[str, str]]:
     return sorted(seen.items())
 
 
-def spec_key(kind: str, spec: dict) -> str:
+def spec_key(kind: str, spec: dict, drew: list | tuple = ()) -> str:
     """The hash of everything that goes into a render: the documents (the faces' data,
     Type colours and layout options are written into them by the templates), the files
-    they load (the CSS, portraits), the kind of output and the pipeline's version."""
+    they load (the CSS, portraits), the kind of output and the pipeline's version; and
+    which characters it drew, so that a copy drawing the same as its original is another
+    render, which follows the copy (a private duplicate's link dies with the duplicate)."""
     digest = hashlib.sha256()
     head = {"version": PIPELINE_VERSION, "kind": kind, "spec": spec}
+    if drew:
+        head["drew"] = [list(pair) for pair in drew]
     digest.update(json.dumps(head, sort_keys=True, separators=(",", ":")).encode())
     digest.update(json.dumps(_asset_digests(spec)).encode())
     return digest.hexdigest()
@@ -288,13 +295,51 @@ def _free_slot() -> int:
     return random.choice(free)
 
 
+def drawn(characters) -> list[list]:
+    """What a render of these characters drew, as Render.drew keeps it."""
+    return [[c.kind, c.pk] for c in characters]
+
+
+def readable_by(render: Render, user) -> bool:
+    """Whether every character the render drew still exists and `user` may see it now (its
+    owner, anyone when public, table mates when shared with tables: as its own pages allow)."""
+    from django.http import Http404
+
+    from cards.models import Archon, Memeyori, get_readable_or_404
+
+    models_by_kind = {"memeyori": Memeyori, "archon": Archon}
+    for kind, pk in render.drew:
+        model = models_by_kind[kind]
+        try:
+            get_readable_or_404(model.objects.only("visibility", "owner_id"), user, pk=pk)
+        except Http404:
+            return False
+    return True
+
+
+def all_public(render: Render) -> bool:
+    """Whether anyone may see what it drew (then a cache may keep it)."""
+    from cards.models import Archon, Memeyori, Visibility
+
+    if not render.drew:
+        return False
+    for kind, model in {"memeyori": Memeyori, "archon": Archon}.items():
+        pks = {pk for k, pk in render.drew if k == kind}
+        public = model.objects.filter(pk__in=pks, visibility=Visibility.PUBLIC)
+        if pks and public.count() != len(pks):
+            return False
+    return True
+
+
 def find_or_queue(
-    *, kind: str, spec: dict, requester: str, filename: str, again: bool = False
-) -> Render:
+    *, kind: str, spec: dict, requester: str, filename: str, again: bool = False,
+    drew: list | tuple = (),
+) -> Render:  # fmt: skip
     """The stored render for this spec, queueing it first if there is none (or it failed
     and `again`, or failed long enough ago). Raises Busy or QueueFull instead of queueing
-    past the limits."""
-    key = spec_key(kind, spec)
+    past the limits. `drew`: the characters in it (`drawn`), whose visibility its links
+    follow."""
+    key = spec_key(kind, spec, drew)
     render = Render.objects.defer(*LIGHT).filter(key=key).first()
     if render is not None:
         render = expire_if_stale(render)
@@ -317,7 +362,7 @@ def find_or_queue(
                 if render is None:
                     render = Render.objects.create(
                         key=key, kind=kind, spec=spec, requester=requester,
-                        filename=filename, slot=slot,
+                        filename=filename, slot=slot, drew=list(drew),
                     )  # fmt: skip
                 else:
                     now = timezone.now()

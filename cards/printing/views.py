@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.vary import vary_on_headers
 
@@ -82,11 +83,23 @@ def _refused(request, error: store.Refused, template=WAITING_TEMPLATE):
 
 def _file_response(job: Render, filename: str = "") -> HttpResponse:
     """The stored file, named as this request asked (the same cards may be stored under
-    another name: a party holding only Emberpup prints what Emberpup alone does)."""
+    another name: a party holding only Emberpup prints what Emberpup alone does). Only a
+    render of public characters may be kept by a shared cache (issue 33.5)."""
     response = HttpResponse(store.content(job), content_type=job.content_type)
     disposition = "inline" if job.kind == Render.Kind.SHARE else "attachment"
     response["Content-Disposition"] = f'{disposition}; filename="{filename or job.filename}"'
+    if not store.all_public(job):
+        patch_cache_control(response, private=True)
     return response
+
+
+def _render_for_reader(request, code) -> Render:
+    """A render by its code, while what it drew still exists and this reader may see it:
+    else the same 404 as a code that never existed (issue 33.5)."""
+    job = get_object_or_404(Render.objects.defer(*store.LIGHT), code=code)
+    if not store.readable_by(job, request.user):
+        raise Http404
+    return job
 
 
 def _cannot_print(request, message: str):
@@ -97,8 +110,9 @@ def _cannot_print(request, message: str):
     )  # fmt: skip
 
 
-def serve_or_wait(request, *, kind: str, spec: dict, filename: str):
-    """The file if it is stored; else queue it and answer at once with a waiting page."""
+def serve_or_wait(request, *, kind: str, spec: dict, filename: str, characters=()):
+    """The file if it is stored; else queue it and answer at once with a waiting page.
+    `characters`: those it draws, whose visibility its links follow."""
     try:
         job = store.find_or_queue(
             kind=kind,
@@ -106,6 +120,7 @@ def serve_or_wait(request, *, kind: str, spec: dict, filename: str):
             requester=requester(request),
             filename=filename,
             again="again" in request.GET,
+            drew=store.drawn(characters),
         )
     except store.Refused as error:
         return _refused(request, error)
@@ -124,7 +139,8 @@ def print_page(request):
     form = PrintForm(request.GET if submitted else None, user=request.user)
     context = {"form": form, "submitted": submitted}
     if submitted and form.is_valid():
-        faces = layout.with_copies(_faces(form.chosen()), form.cleaned_data["copies"] or 1)
+        chosen = form.chosen()
+        faces = layout.with_copies(_faces(chosen), form.cleaned_data["copies"] or 1)
         query = request.GET.copy()
         query.pop("again", None)
         try:
@@ -135,6 +151,7 @@ def print_page(request):
                 requester=requester(request),
                 filename=form.filename(),
                 again="again" in request.GET,
+                drew=store.drawn(chosen),
             )
         except TooManyCards as error:
             context["error"] = str(error)
@@ -163,12 +180,15 @@ def print_sheet(request):
     form = PrintForm(request.GET, user=request.user)
     if not form.is_valid():
         return _cannot_print(request, "Choose at least one character or a party to print.")
+    chosen = form.chosen()
     try:
-        faces = layout.with_copies(_faces(form.chosen()), form.cleaned_data["copies"] or 1)
+        faces = layout.with_copies(_faces(chosen), form.cleaned_data["copies"] or 1)
         spec = prepare(faces, png_dpi=PREVIEW_DPI, **_sheet_options(form))
     except TooManyCards as error:
         return _cannot_print(request, str(error))
-    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=form.filename())
+    return serve_or_wait(
+        request, kind=Render.Kind.SHEET, spec=spec, filename=form.filename(), characters=chosen
+    )
 
 
 @require_safe
@@ -188,6 +208,7 @@ def mastercard_pdf(request, kind, code):
         kind=Render.Kind.MASTERCARD,
         spec=spec,
         filename=pdf_filename([character], what="mastercard"),
+        characters=[character],
     )
 
 
@@ -206,6 +227,7 @@ def mastercard_png(request, kind, code):
         kind=Render.Kind.SHARE,
         spec=spec,
         filename=pdf_filename([character], what="mastercard", extension="png"),
+        characters=[character],
     )
 
 
@@ -215,8 +237,9 @@ def render_status(request, code):
     """A queued render's page: queued (how many ahead), rendering, failed with the reason,
     or ready. htmx polls its #status partial every second; without JavaScript the page
     refreshes itself. Anyone holding the code may look: it is as unguessable as a share
-    link, and only someone allowed to see the cards could have been given it."""
-    job = store.as_shown(get_object_or_404(Render.objects.defer(*store.LIGHT), code=code))
+    link, and only someone allowed to see the cards could have been given it; and only while
+    they still may (issue 33.5)."""
+    job = store.as_shown(_render_for_reader(request, code))
     context = _job_context(request, job, back=_safe_back(request, request.GET.get("back", "")))
     if job.status == Render.Status.DONE and context["to_preview"] and not request.htmx:
         return redirect(request.GET["back"])
@@ -226,7 +249,7 @@ def render_status(request, code):
 
 @require_safe
 def render_file(request, code):
-    job = get_object_or_404(Render.objects.defer(*store.LIGHT), code=code)
+    job = _render_for_reader(request, code)
     if job.status != Render.Status.DONE:
         return redirect("print_render", code=code)
     return _file_response(job)

@@ -303,7 +303,10 @@ def table_print(request, code):
         )  # fmt: skip
     # Rendered by a task worker like every PDF (issue 10): stored, or a waiting page.
     name = slugify(title) or "table"
-    return serve_or_wait(request, kind=Render.Kind.SHEET, spec=spec, filename=f"{name}-cards.pdf")
+    return serve_or_wait(
+        request, kind=Render.Kind.SHEET, spec=spec, filename=f"{name}-cards.pdf",
+        characters=characters,
+    )  # fmt: skip
 
 
 def _dead_invite() -> DeadLink:
