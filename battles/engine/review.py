@@ -68,14 +68,16 @@ from .dice import shuffle
 from .field import EnemyView, Policy, Side, View
 from .lookahead1 import _greedy_side, _Known, _Sink, _summon, _world
 from .model import MAX_ROUNDS, BattleInput
+from .odds import attack_odds
 from .played import _Plans, check_plan, inputs_from_log, is_played, planning_views
 from .policies import GREEDY, policy_version
+from .settle import _damage
 
 FORMAT = "memeyori-review/1"
 HALF_WIDTH = 0.03  # the 95% interval of a round's Win% (the curve): at most +-3 points
 PLANNED_HALF_WIDTH = 0.04  # after the plans: only luck reads it, as a difference (CRN)
 MIN_PAIRS = 32
-BATCH = 32
+BATCH = 16
 MAX_PAIRS = 640
 Z = 1.96
 SCREEN = 6  # worlds for every candidate plan
@@ -277,12 +279,86 @@ def finish(world, plans=None) -> int | None:
             return winner
 
 
-def _neutral(state, rng):
-    """A spectator's world: the state as it is, each draw pile in a new order."""
+class _Spy:
+    """The world's table of blows (resolve.blow), noting the last one looked up: the
+    attack whose dice are about to be counted (its accuracy, evasion and Crit Rate)."""
+
+    __slots__ = ("shared", "last")
+
+    def __init__(self, shared: dict):
+        self.shared = shared
+        self.last = None
+
+    def get(self, key):
+        self.last = key
+        return self.shared.get(key)
+
+    def __setitem__(self, key, value):
+        self.last = key
+        self.shared[key] = value
+
+
+class _Luck(_Sink):
+    """A playout's dice luck, its control variates. For each attack, with its exact chances
+    (R4, odds.attack_odds) from the state before its roll:
+    - landed less its chance to land, and critical less its chance, side A's counted up
+      and side B's down;
+    - the same weighted by the share of its target's HP the blow would take (plain, and
+      what a critical adds), one sum per side.
+    Each term has mean 0 whatever happened before it (its weight is fixed before its
+    roll), so every sum has mean exactly 0 over the playouts; and they move with the
+    result."""
+
+    def __init__(self, world, odds: dict):
+        super().__init__()
+        self.world = world
+        self.odds = odds
+        self.luck = [0.0, 0.0, 0.0, 0.0]
+
+    def card(self, side, card_id, tier, attack, landed, critical) -> None:
+        if not attack:
+            return
+        blows = self.world.blows
+        key = blows.last
+        entry = blows.shared[key]
+        chances = self.odds.get(key)
+        if chances is None:
+            exact = attack_odds(*entry[:3])
+            power, stat, mitigation, same, effect = (
+                entry[5], entry[6], entry[7], entry[8], entry[3],
+            )  # fmt: skip
+            chances = self.odds[key] = (
+                float(exact.p_land),
+                float(exact.p_critical),
+                _damage(power, stat, same, effect, 0, 0, mitigation)[0],
+                _damage(power, stat, same, effect, 1, 0, mitigation)[0],
+            )
+        land = landed - chances[0]
+        crit = critical - chances[1]
+        hp = self.world.by_id[key[1]].hp
+        plain = min(1.0, chances[2] / hp) if hp > 0 else 0.0
+        extra = (min(1.0, chances[3] / hp) if hp > 0 else 0.0) - plain
+        luck = self.luck
+        if side == 0:
+            luck[0] += land
+            luck[1] += crit
+            luck[2] += plain * land + extra * crit
+        else:
+            luck[0] -= land
+            luck[1] -= crit
+            luck[3] += plain * land + extra * crit
+
+
+def _neutral(state, rng, odds: dict | None = None):
+    """A spectator's world: the state as it is, each draw pile in a new order (and, with
+    `odds`, its dice luck counted)."""
     world = clone(state, rng)
     for side in world.sides:
         side.pile.sort(key=_card_id)  # its contents only: the log's order is not used
         shuffle(rng, side.pile)
+    if odds is not None:
+        world.blows = _Spy(world.blows)
+        world.tally = _Luck(world, odds)
     return world
 
 
@@ -293,19 +369,72 @@ def seeds_for(log: dict, count: int, tag: str = "curve") -> list[int]:
     return [rng.getrandbits(64) for _ in range(count)]
 
 
-def estimate(state, seeds, plans=None, half_width=HALF_WIDTH) -> dict:
-    """Side A's Win% from a state (planning, or planned with `plans`): the mean of
-    antithetic pairs, its 95% interval and the playouts it took."""
-    values: list[float] = []
-    for seed in seeds[:MAX_PAIRS]:
-        a = finish(_neutral(state, random.Random(seed)), plans)
-        b = finish(_neutral(state, _Mirror(seed)), plans)
-        values.append((_points(a, 0) + _points(b, 0)) / 2)
-        n = len(values)
-        if n >= MIN_PAIRS and n % BATCH == 0 and _interval(values)[2] <= half_width:
+def _playout(state, rng, plans, odds) -> list[float]:
+    """[side A's points, then its dice luck (the controls)] of one playout."""
+    world = _neutral(state, rng, odds)
+    return [_points(finish(world, plans), 0), *world.tally.luck]
+
+
+def estimate(state, seeds, plans=None, half_width=HALF_WIDTH, max_pairs=MAX_PAIRS) -> dict:
+    """Side A's Win% from a state (planning, or planned with `plans`): antithetic pairs,
+    corrected by their dice luck (control variates), the 95% interval and the playouts."""
+    rows: list[list[float]] = []
+    odds: dict = {}
+    for seed in seeds[:max_pairs]:
+        a = _playout(state, random.Random(seed), plans, odds)
+        b = _playout(state, _Mirror(seed), plans, odds)
+        rows.append([(x + y) / 2 for x, y in zip(a, b, strict=True)])
+        n = len(rows)
+        if n >= MIN_PAIRS and n % BATCH == 0 and controlled(rows)[2] <= half_width:
             break
-    mean, low_high, _ = _interval(values)
-    return {"win_a": mean, "low": low_high[0], "high": low_high[1], "playouts": 2 * len(values)}
+    mean, low_high, _ = controlled(rows)
+    return {"win_a": mean, "low": low_high[0], "high": low_high[1], "playouts": 2 * len(rows)}
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None:
+    """Gaussian elimination with partial pivoting; None when the matrix is singular."""
+    size = len(vector)
+    rows = [[*row, vector[i]] for i, row in enumerate(matrix)]
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) < 1e-12:
+            return None
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(size):
+            if r != col:
+                factor = rows[r][col] / rows[col][col]
+                for k in range(col, size + 1):
+                    rows[r][k] -= factor * rows[col][k]
+    return [rows[i][size] / rows[i][i] for i in range(size)]
+
+
+def controlled(rows) -> tuple[float, tuple[float, float], float]:
+    """The control-variate estimate of the mean of y from rows [y, c1, ..., ck] whose c's
+    have mean 0: y less its least-squares fit on the c's (the regression estimator), its
+    95% interval and half-width. The plain mean when the fit cannot be made."""
+    n = len(rows)
+    ys = [r[0] for r in rows]
+    k = len(rows[0]) - 1
+    if n < 4 * (k + 1):
+        return _interval(ys)
+    means = [sum(r[i] for r in rows) / n for i in range(k + 1)]
+    centred = [[r[i] - means[i] for i in range(k + 1)] for r in rows]
+    cross = [[sum(c[i] * c[j] for c in centred) for j in range(1, k + 1)] for i in range(1, k + 1)]
+    with_y = [sum(c[i] * c[0] for c in centred) for i in range(1, k + 1)]
+    beta = _solve(cross, with_y)
+    if beta is None:
+        return _interval(ys)
+    # The mean of y moved by what the controls' sample means (expected 0) say about the
+    # luck of this sample.
+    estimate_ = means[0] - sum(b * m for b, m in zip(beta, means[1:], strict=True))
+    residual = sum(
+        (c[0] - sum(b * x for b, x in zip(beta, c[1:], strict=True))) ** 2 for c in centred
+    ) / (n - k - 1)
+    if residual <= 0.0:
+        return _interval(ys)
+    half = Z * math.sqrt(residual / n)
+    estimate_ = min(1.0, max(0.0, estimate_))
+    return estimate_, (max(0.0, estimate_ - half), min(1.0, estimate_ + half)), half
 
 
 def _interval(values: list[float]) -> tuple[float, tuple[float, float], float]:
@@ -541,25 +670,34 @@ def _greedy_plans(states: RoundStates) -> bool:
 
 
 # -- the review ----------------------------------------------------------------------------
-def review(data: BattleInput, log: dict, *, rate_sides=None, progress=None) -> dict:
+def review(
+    data: BattleInput,
+    log: dict,
+    *,
+    rate_sides=None,
+    progress=None,
+    half_width=HALF_WIDTH,
+    max_pairs=MAX_PAIRS,
+) -> dict:
     """The whole review of a battle. `rate_sides` (a, b) says which sides' plans are rated:
     None rates the sides a person played (plans made by a player or on a timeout).
     `progress(done, total)` is called as the rounds are done."""
     rounds, result = replay_states(data, log)
     if rate_sides is None:
         rate_sides = tuple(any(r.by[s] in ("player", "timeout") for r in rounds) for s in (0, 1))
-    seeds = seeds_for(log, MAX_PAIRS)
+    seeds = seeds_for(log, max_pairs)
     rows = []
     total = len(rounds)
     playouts = 0
     for index, states in enumerate(rounds):
-        planning = estimate(states.planning, seeds)
+        planning = estimate(states.planning, seeds, None, half_width, max_pairs)
         if _greedy_plans(states):
             # Greedy plans without chance: every playout from the planning state makes
             # these plans, with the same draws after them, so the estimate is the same.
             planned = dict(planning, playouts=0)
         else:
-            planned = estimate(states.planned, seeds, states.plans, PLANNED_HALF_WIDTH)
+            wider = half_width * PLANNED_HALF_WIDTH / HALF_WIDTH
+            planned = estimate(states.planned, seeds, states.plans, wider, max_pairs)
         playouts += planning["playouts"] + planned["playouts"]
         row = {
             "round": states.round,
@@ -624,5 +762,5 @@ def review(data: BattleInput, log: dict, *, rate_sides=None, progress=None) -> d
         "swings": sorted(r["round"] for r in swings),
         "rated": list(rate_sides),
         "playouts": playouts,
-        "half_width": HALF_WIDTH,
+        "half_width": half_width,
     }
