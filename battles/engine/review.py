@@ -21,12 +21,30 @@ log's own next draws are never used), with new dice. Draws count half.
   so neighbouring points differ by what changed, not by which dice were sampled.
 - Antithetic dice: each seed is played twice, once with its uniform numbers u and once
   with TOP - u (`_Mirror`: every die face f becomes 7 - f, a hit becomes a miss), and the
-  pair's mean is one observation. The two are negatively correlated, so a pair is worth
-  more than two independent playouts (tests/bench/review.py measures by how much).
-- Sequential stopping: pairs are added `BATCH` at a time until the 95% interval
-  (1.96 standard errors of the pair means) is at most `HALF_WIDTH` on each side, or
-  `MAX_PAIRS` is reached. A point whose pairs all agree stops at `MIN_PAIRS`; its interval
-  is then the rule of three (3 / playouts) on the side away from the certain result.
+  pair's mean is one observation. Measured on the demo battle the two playouts of a pair
+  correlate only weakly (about -0.07: the reshuffled draw piles and the greedy plans that
+  follow weigh more than any one die), so this alone buys little.
+- Control variates, which buy the most: each playout counts its dice luck (`_Luck`): for
+  every attack, landed less its exact chance to land and critical less its exact chance
+  (R4, odds.attack_odds, from the state before the roll), per side, the same weighted by
+  the share of the target's HP the blow would take, and the same over the playout's first
+  two rounds alone: ten sums. Each term
+  has mean exactly 0, so the estimate is the pairs' mean result less its least-squares
+  fit on their mean luck (the regression estimator); its interval is from the residual
+  spread. The luck explains 20-70% of a result's variance (more late in the battle).
+- Sequential stopping: pairs are added `BATCH` at a time, from `MIN_PAIRS`, until the 95%
+  interval (1.96 residual standard errors) is at most `HALF_WIDTH` (3 points) on each
+  side for a round's start, `PLANNED_HALF_WIDTH` (4) after its plans (read only by the
+  luck, as a difference of two points that share their seeds), or `MAX_PAIRS` is reached.
+  A point whose pairs all agree has the rule of three (3 / playouts) as its interval.
+- How many playouts: a plain estimate (independent playouts) needs 1.96^2 p (1 - p) / 0.03^2
+  for +-3 points, 1,067 at p = 50%. On the 15-round demo battle of tests/bench/review.py
+  (Sunrise Squad vs Night Shift, seed 0) the start-of-round points took 256 to 1,184
+  playouts, about 40% of what plain estimates of the same points would take; the whole
+  curve costs about 6,600 greedy battles of the same parties (make bench).
+- When both plans made are greedy's own with no Switch or summon (greedy against greedy),
+  every playout from the planning state makes them too, so the planned point is the
+  planning point and is not estimated again.
 
 Plan rating. A side's plan is rated with only what that side could see, exactly as
 lookahead plans (lookahead1._Known and _world): its own hand, discard and the contents of
@@ -39,11 +57,17 @@ neighbours (a card less, a card more, another target, a Tier up or down, another
 or none, the summon or not), each legal by `played.check_plan`. Every candidate is played
 out to the end (both sides by greedy after this round) in the same worlds:
 - screening: all of them in `SCREEN` worlds; the `SHORTLIST` best go on to `SHORTLIST_MORE`
-  more worlds, and the best of those is the challenger;
+  more worlds, and the best of those is the challenger; the plan made is played in the
+  same worlds, and a challenger that did no better there ends the rating (no loss);
 - the verdict: the challenger and the plan made in `FINAL` fresh worlds (so the pick and
   its measure do not share their luck); the loss is the challenger's mean minus the plan
   made's, counted only when it is more than `SURE` standard errors of the paired
   difference (else 0: no plan found is better beyond noise).
+The better plan is said in words ("Playing Static Burst on Pebblin at Tier 2 instead of
+playing Zap on Sparkit: 64% instead of 51%"), the Win% being the side's own (its worlds).
+A side's plans are rated when a person made them (or a timeout's AI, in a played game);
+an AI side only on request (`rate_sides`). A plan an AI made after its own Switch may hold
+the card that Switch drew; in a world where another card was drawn it plays without it.
 Marks by the loss in points of Win% (as Lichess and GNU Backgammon grade): an inaccuracy
 from `INACCURACY` (3), a mistake from `MISTAKE` (7), a blunder from `BLUNDER` (15).
 Accuracy per round is Lichess's published formula,
@@ -76,6 +100,7 @@ from .settle import _damage
 FORMAT = "memeyori-review/1"
 HALF_WIDTH = 0.03  # the 95% interval of a round's Win% (the curve): at most +-3 points
 PLANNED_HALF_WIDTH = 0.04  # after the plans: only luck reads it, as a difference (CRN)
+EARLY_ROUNDS = 2  # a playout's first rounds, whose dice luck is also counted apart
 MIN_PAIRS = 32
 BATCH = 16
 MAX_PAIRS = 640
@@ -301,10 +326,11 @@ class _Spy:
 class _Luck(_Sink):
     """A playout's dice luck, its control variates. For each attack, with its exact chances
     (R4, odds.attack_odds) from the state before its roll:
-    - landed less its chance to land, and critical less its chance, side A's counted up
-      and side B's down;
+    - landed less its chance to land, and critical less its chance, one sum per side;
     - the same weighted by the share of its target's HP the blow would take (plain, and
-      what a critical adds), one sum per side.
+      what a critical adds), one sum per side;
+    - the first two sums again over the first `EARLY_ROUNDS` rounds alone (early luck
+      weighs more: the rest of the battle grows from it).
     Each term has mean 0 whatever happened before it (its weight is fixed before its
     roll), so every sum has mean exactly 0 over the playouts; and they move with the
     result."""
@@ -313,7 +339,8 @@ class _Luck(_Sink):
         super().__init__()
         self.world = world
         self.odds = odds
-        self.luck = [0.0, 0.0, 0.0, 0.0]
+        self.luck = [0.0] * 10
+        self.early = world.round + EARLY_ROUNDS  # the rounds whose luck counts twice
 
     def card(self, side, card_id, tier, attack, landed, critical) -> None:
         if not attack:
@@ -339,14 +366,13 @@ class _Luck(_Sink):
         plain = min(1.0, chances[2] / hp) if hp > 0 else 0.0
         extra = (min(1.0, chances[3] / hp) if hp > 0 else 0.0) - plain
         luck = self.luck
-        if side == 0:
-            luck[0] += land
-            luck[1] += crit
-            luck[2] += plain * land + extra * crit
-        else:
-            luck[0] -= land
-            luck[1] -= crit
-            luck[3] += plain * land + extra * crit
+        at = side * 2
+        luck[at] += land
+        luck[at + 1] += crit
+        luck[4 + side] += plain * land + extra * crit
+        if self.world.round < self.early:
+            luck[6 + at] += land
+            luck[7 + at] += crit
 
 
 def _neutral(state, rng, odds: dict | None = None):
@@ -573,22 +599,31 @@ def rate(planning, side_index: int, made: dict, seeds: list[int]) -> dict:
     screen = seeds[:SCREEN]
     more = seeds[SCREEN : SCREEN + SHORTLIST_MORE]
     fresh = seeds[SCREEN + SHORTLIST_MORE : SCREEN + SHORTLIST_MORE + FINAL]
-    challenger = None
-    if len(options) > 1:
-        scores = [sum(rater.play(s, o) for s in screen) for o in options[1:]]
-        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:SHORTLIST]
-        for i in order:
-            scores[i] += sum(rater.play(s, options[1 + i]) for s in more)
-        challenger = options[1 + max(order, key=lambda i: (scores[i], -i))]
-    base = [rater.play(s, options[0]) for s in fresh]
-    win = sum(base) / len(base)
-    out = {"win": win, "loss": 0.0, "better": None, "better_win": None, "candidates": len(options)}
-    if challenger is None:
+    first = [rater.play(s, options[0]) for s in screen + more]
+    out = {
+        "win": sum(first) / len(first),
+        "loss": 0.0,
+        "better": None,
+        "better_win": None,
+        "candidates": len(options),
+    }
+    if len(options) == 1:
         return out
+    scores = [sum(rater.play(s, o) for s in screen) for o in options[1:]]
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:SHORTLIST]
+    for i in order:
+        scores[i] += sum(rater.play(s, options[1 + i]) for s in more)
+    best = max(order, key=lambda i: (scores[i], -i))
+    if scores[best] <= sum(first):
+        return out  # no candidate did better than the plan made in the same worlds
+    challenger = options[1 + best]
+    base = [rater.play(s, options[0]) for s in fresh]
     other = [rater.play(s, challenger) for s in fresh]
+    win = sum(base) / len(base)
     diffs = [b - a for a, b in zip(base, other, strict=True)]
     mean = sum(diffs) / len(diffs)
     var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+    out["win"] = win
     if mean > 0 and mean > SURE * math.sqrt(var / len(diffs)):
         out.update(loss=round(100 * mean, 1), better=challenger, better_win=win + mean)
     return out
@@ -707,7 +742,7 @@ def review(
             "planned_win_a": round(planned["win_a"], 4),
             "planned_low": round(planned["low"], 4),
             "planned_high": round(planned["high"], 4),
-            "playouts": planning["playouts"] + planned["playouts"],
+            "playouts": [planning["playouts"], planned["playouts"]],
             "plan_loss": [None, None],
             "mark": [None, None],
             "better": [None, None],

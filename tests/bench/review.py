@@ -53,7 +53,7 @@ def bench_review() -> None:
     one = statistics.mean([before, _one_battle_seconds(data)])
     rows = curve["rounds"]
     widest = max((r["win_a_high"] - r["win_a_low"]) / 2 for r in rows)
-    points = [r["playouts"] for r in rows]
+    points = [r["playouts"][0] for r in rows]
     plain = sum(1.96**2 * r["win_a"] * (1 - r["win_a"]) / 0.03**2 for r in rows)
     print(
         f"review: {PARTIES[0]} vs {PARTIES[1]} seed {SEED}, {log['result']['rounds']} rounds;"
@@ -65,9 +65,9 @@ def bench_review() -> None:
         f" with both sides' plans rated {whole_s / one:,.0f} battles (budget {BUDGET:,})"
     )
     print(
-        f"review: playouts per round (start and after the plans) {min(points)}-{max(points)},"
-        f" mean {statistics.mean(points):.0f}; a plain estimate would take {plain:,.0f}"
-        f" for the start-of-round points alone"
+        f"review: playouts per start-of-round point {min(points)}-{max(points)},"
+        f" {sum(points):,} in all; a plain estimate (independent playouts, no controls)"
+        f" would take {plain:,.0f} for the same intervals"
     )
     marks = [m for r in whole["rounds"] for m in r["mark"] if m]
     print(
