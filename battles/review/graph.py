@@ -2,11 +2,12 @@
 of text beside it, spoiler-free as the viewer is (issue 32)."""
 
 from battles.engine.state import frame_end
+from battles.engine.words import possessive
 
 from .words import luck_sentence, pct, signed
 
-WIDTH, HEIGHT = 600, 200
-PAD_X, PAD_Y = 36, 12
+WIDTH, HEIGHT = 400, 180
+PAD_X, PAD_Y = 40, 14
 MARK_WORDS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
@@ -79,7 +80,11 @@ def graph(data: dict, names, *, upto: int, ended: bool, log: dict, frames: list[
                     "step": _dice_step(log, frames, round_no),
                 }
             )
+    ticks = [{"x": x(i), "label": str(r["round"])} for i, r in enumerate(rows)]
+    ticks.append({"x": x(count), "label": "end"})
     return {
+        "own": [possessive(n) for n in names],
+        "ticks": ticks,
         "width": WIDTH,
         "height": HEIGHT,
         "line": " ".join(f"{a},{b}" for a, b in points),

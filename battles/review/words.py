@@ -1,5 +1,7 @@
 """A review in words, for `manage.py review` and the viewer's text beside the graph."""
 
+from battles.engine.words import possessive
+
 
 def pct(p: float) -> str:
     return f"{round(100 * p)}%"
@@ -14,10 +16,10 @@ def luck_sentence(data: dict, names) -> str:
     +18.0 points; Sunrise Squad's plans gave up 9.0"."""
     luck = data["luck"]
     lucky = 0 if luck[0] >= luck[1] else 1
-    text = f"{names[lucky]}'s dice were worth {signed(luck[lucky])} points"
+    text = f"{possessive(names[lucky])} dice were worth {signed(luck[lucky])} points"
     losses = [(data["plan_loss"][s], names[s]) for s in (0, 1) if data["plan_loss"][s] is not None]
     for loss, name in losses:
-        text += f"; {name}'s plans gave up {loss:.1f}"
+        text += f"; {possessive(name)} plans gave up {loss:.1f}"
     return text + "."
 
 
@@ -44,7 +46,7 @@ def review_words(data: dict, names) -> list[str]:
     lines.append(f"Result: {outcome}. {luck_sentence(data, names)}")
     for s in (0, 1):
         if data["accuracy"][s] is not None:
-            lines.append(f"{names[s]}'s accuracy: {data['accuracy'][s]:.1f}%.")
+            lines.append(f"{possessive(names[s])} accuracy: {data['accuracy'][s]:.1f}%.")
     adjusted = data["luck_adjusted"][0]
     lines.append(
         f"Luck-adjusted result: {a} {pct(adjusted)}, {b} {pct(1 - adjusted)}"
