@@ -8,7 +8,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect
-from django.views.decorators.vary import vary_on_headers
 
 from memeyori_site.http import allow
 
@@ -26,18 +25,18 @@ class ReviewForm(forms.Form):
 
 def _back(battle, data: dict):
     """Back to the battle page at the step the reader was on."""
-    query = {k: data[k] for k in ("round", "step") if data.get(k) is not None}
+    query = {k: int(data[k]) for k in ("round", "step") if str(data.get(k) or "").isdigit()}
     url = battle.get_absolute_url()
     return redirect(f"{url}?{urlencode(query)}" if query else url)
 
 
 @allow("GET", "POST")
-@vary_on_headers("HX-Request")
 def battle_review(request, code):
-    """GET: the battle page at a step (its #review section is what a poll swaps in).
-    POST: start the review, or (the owner) say whether viewers may start it."""
+    """POST: start the review, or (the owner) say whether viewers may start it. GET: the
+    battle page, where the review is shown (for a reader who may open the battle)."""
     if request.method != "POST":
-        return battle_views.battle_page(request, code)
+        battle = battle_views._get_battle_for_user(request, code)
+        return _back(battle, {k: request.GET.get(k) for k in ("round", "step")})
     return _post(request, code)
 
 
