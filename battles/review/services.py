@@ -27,14 +27,14 @@ def may_start(battle, user, review: Review | None = None) -> bool:
     anyone who can watch it (the caller has checked that much)."""
     if not user.is_authenticated or battle.engine_version != ENGINE_VERSION:
         return False
-    if battle.owner_id == user.pk:
+    if battle.owner_id == user.pk or (review is not None and review.open_to_viewers):
         return True
-    game = _game_of(battle)
-    if game is not None and user.pk in (game.user_a_id, game.user_b_id):
-        return True
-    if battle.table_id is not None and battle.table.gm_id == user.pk:
-        return True
-    return review is not None and review.open_to_viewers
+    # Only a played game has players (a side of it is "player"): ask for its game only then.
+    if "player" in (battle.policy_a, battle.policy_b):
+        game = _game_of(battle)
+        if game is not None and user.pk in (game.user_a_id, game.user_b_id):
+            return True
+    return battle.table_id is not None and battle.table.gm_id == user.pk
 
 
 def in_progress(battle) -> bool:

@@ -6,16 +6,21 @@ from django import template
 from battles.models import Battle
 from battles.review import graph, services
 from battles.review.models import Review, ReviewStatus
+from memeyori_site.compiled import Compiled
 
 register = template.Library()
+# Read on every step of the viewer: compiled once (memeyori_site/compiled.py).
+REVIEW_OF = Compiled(lambda pk: Review.objects.filter(battle_id=pk), -9_301_977)
 
 
 @register.inclusion_tag("battles/viewer.html#viewer-review", takes_context=True)
 def review_graph(context):
     battle = context.get("battle")
-    if not isinstance(battle, Battle) or battle.pk is None or services.in_progress(battle):
+    # A played game has a Battle only once it is over (battles/play/services.py), so no
+    # review is ever shown while it is being played.
+    if not isinstance(battle, Battle) or battle.pk is None:
         return {"show": False}
-    review = Review.objects.filter(battle=battle).first()
+    review = REVIEW_OF.first(battle.pk)
     view = context["view"]
     shared = context.get("shared", False)
     request = context.get("request")
