@@ -53,8 +53,8 @@ Resonance and number of cards in hand, the enemy hand sampled in each world from
 cards of its combatants on the field; the enemy plans by greedy in each world. The
 candidates are the plan made, greedy's whole plan, lookahead's card candidates (greedy's
 cards and their neighbours, after the plan's own Switch and summon) and the plan made's
-neighbours (a card less, a card more, another target, a Tier up or down, another Switch
-or none, the summon or not), each legal by `played.check_plan`. Every candidate is played
+neighbours (a card less, a card more, another target, a Tier up or down, no Switch or
+greedy's, the summon or not), each legal by `played.check_plan`. Every candidate is played
 out to the end (both sides by greedy after this round) in the same worlds:
 - screening: all of them in `SCREEN` worlds; the `SHORTLIST` best go on to `SHORTLIST_MORE`
   more worlds, and the best of those is the challenger; the plan made is played in the
@@ -557,7 +557,8 @@ def candidates(planning, side_index: int, made: dict) -> list[dict]:
             continue
         for target in allies if card.category == "support" else enemy_ids:
             add(mine["switch"], mine["summon"], [*cards, [card.id, 1, target]])
-    for choice in [None, *view.switch_options()]:
+    # The Switch or not: none, or greedy's (the cards of the one going out stay home).
+    for choice in (None, g_switch):
         add(choice, mine["summon"], cards)
     if can_summon:
         add(mine["switch"], not mine["summon"], cards)
