@@ -80,7 +80,8 @@ def graph(data: dict, names, *, upto: int, ended: bool, log: dict, frames: list[
                     "step": _dice_step(log, frames, round_no),
                 }
             )
-    ticks = [{"x": x(i), "label": str(r["round"])} for i, r in enumerate(rows)]
+    every = -(-count // 12)  # at most about a dozen labels, so they never overlap
+    ticks = [{"x": x(i), "label": str(r["round"])} for i, r in enumerate(rows) if i % every == 0]
     ticks.append({"x": x(count), "label": "end"})
     return {
         "own": [possessive(n) for n in names],
