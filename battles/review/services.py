@@ -100,11 +100,18 @@ def run(review_id: int) -> bool:
         data = estimator.review(
             input_for(battle.snapshot), battle.log, rate_sides=rate, progress=progress
         )
-    except (LookupError, ValueError) as e:
+    except (LookupError, ValueError) as e:  # a record that does not replay
         Review.objects.filter(pk=review_id).update(
             status=ReviewStatus.FAILED, error=str(e)[:300], finished=timezone.now()
         )
         return False
+    except Exception:
+        # Not left "running" for ever: failed, and the worker logs what went wrong.
+        Review.objects.filter(pk=review_id).update(
+            status=ReviewStatus.FAILED, error="The review stopped on an error.",
+            finished=timezone.now(),
+        )  # fmt: skip
+        raise
     with transaction.atomic():
         Review.objects.filter(pk=review_id).update(
             status=ReviewStatus.DONE, data=data, done=len(data["rounds"]),
