@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import views
+from .review import views as review_views
 
 urlpatterns = [
     path("", views.battle_list, name="battle_list"),
@@ -14,6 +15,7 @@ urlpatterns = [
     path("<uuid:code>/growth/", views.battle_growth, name="battle_growth"),
     path("<uuid:code>/present/", views.battle_present, name="battle_present"),
     path("<uuid:code>/follow/", views.battle_follow, name="battle_follow"),
+    path("<uuid:code>/review/", review_views.battle_review, name="battle_review"),
     path("p/<str:token>/", views.battle_presented, name="battle_presented"),
     path("s/<str:token>/", views.shared_page, name="battle_shared"),
     path("s/<str:token>/log.json", views.shared_log, name="battle_shared_log"),

@@ -76,6 +76,7 @@ RULES = {
     "battle_growth": (OWNER, "POST", 302),
     "battle_present": (MEMBER, "POST", 302),
     "battle_follow": (VIEW, "GET", 200),
+    "battle_review": (MEMBER, "POST", 302),
     "battle_shared_follow": (SHARED, "GET", 200),
     "battle_presented": (POLL, "GET", 200),
     # Under WSGI (the test client) a stream is refused with 204, so the page polls instead.

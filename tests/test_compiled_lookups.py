@@ -208,8 +208,9 @@ def test_it_names_a_battles_owner_and_links_its_parties_on_the_viewer_page_as_th
             assert "run by alice" in html
             assert (rematch in html) is (reader is not None)
             # Session and user, the battle, its presentation, the owner (unless reading),
-            # the two parties (logged in), and a member check for someone else's battle.
-            assert len(queries) <= 7
+            # the two parties (logged in), a member check for someone else's battle, and
+            # its review (issue 32).
+            assert len(queries) <= 8
             assert all("JOIN" not in q["sql"] for q in queries.captured_queries)
 
 

@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from battles.engine.run import simulate
 from battles.lab import report, services, stats, verdict
 from battles.lab.models import Lab
 from battles.lab.runner import roster, run_range
@@ -46,7 +47,9 @@ def test_the_verdict_says_who_wins_how_often_of_the_decided_battles_with_the_int
     assert not v["even"] and v["winner"] == (0 if a > b else 1)
 
 
-def test_the_first_reason_names_the_winners_biggest_hitter_with_its_share(cold_vs_sunrise):
+def test_the_first_reason_names_the_winners_biggest_hitter_only_when_singled_out(
+    cold_vs_sunrise,
+):
     tally, names_by_id, snap = cold_vs_sunrise
     v = verdict.matchup(tally, names_by_id, snap, ("Cold Front", "Sunrise Squad"))
     side = v["winner"]
@@ -54,10 +57,95 @@ def test_the_first_reason_names_the_winners_biggest_hitter_with_its_share(cold_v
     top = max(mine, key=lambda cid: mine[cid]["damage_dealt"])
     share = mine[top]["damage_dealt"] / sum(c["damage_dealt"] for c in mine.values())
     per_battle = mine[top]["damage_dealt"] / tally["battles"]
+    others = [c["damage_dealt"] for cid, c in tally["combatants"].items() if cid != top]
     name = names_by_id["combatants"][top]["name"]
+    if all(mine[top]["damage_dealt"] >= verdict.SINGLED_OUT * d for d in others):
+        assert v["why"].startswith(
+            f"{name} makes the difference: {per_battle:.0f} damage a battle, "
+            f"{round(100 * share)}% of"
+        )
+    else:
+        assert v["why"].startswith("No one fighter makes the difference")
+        assert f"{name} deals {per_battle:.0f} damage a battle" in v["why"]
+
+
+def _damage_tally(damage: dict) -> tuple[dict, dict]:
+    """A tally of 100 battles (A wins 60) in which each fighter dealt `damage` a battle."""
+    tally = _tally((60, 40))
+    roster_ = {"combatants": {}, "cards": {}}
+    for cid, per_battle in damage.items():
+        tally["combatants"][cid] = dict.fromkeys((*stats.COMBATANT_KEYS, "knocked_out"), 0)
+        tally["combatants"][cid]["damage_dealt"] = per_battle * 100
+        roster_["combatants"][cid] = {"name": f"Fighter {cid}", "kind": "memeyori",
+                                       "type": "Ether", "side": "AB".index(cid[0])}  # fmt: skip
+    return tally, roster_
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"A1": 151, "A2": 60, "B1": 151, "B2": 60},  # a mirror match
+        {"A1": 101, "A2": 40, "B1": 97, "B2": 30},  # 101 against 97
+        {"A1": 101, "A2": 97, "B1": 20},  # its own teammate
+    ],
+)
+def test_no_fighter_makes_the_difference_unless_the_numbers_single_it_out(damage):
+    tally, roster_ = _damage_tally(damage)
+    snap = demo_snapshot("Sunrise Squad", "Sunrise Squad")
+    v = verdict.matchup(tally, roster_, snap, ("Sunrise Squad", "Sunrise Squad"))
+    said = " ".join([v["why"], *v["reasons"]])
+    assert "makes the difference:" not in said
+    assert v["why"].startswith("No one fighter makes the difference (none deals 1.25 times")
+
+
+def test_a_fighter_that_outdeals_every_other_by_a_quarter_makes_the_difference():
+    tally, roster_ = _damage_tally({"A1": 130, "A2": 40, "B1": 100, "B2": 30})
+    snap = demo_snapshot("Sunrise Squad", "Night Shift")
+    v = verdict.matchup(tally, roster_, snap, ("Sunrise Squad", "Night Shift"))
     assert v["why"].startswith(
-        f"{name} makes the difference: {per_battle:.0f} damage a battle, {round(100 * share)}% of"
+        "Fighter A1 makes the difference: 130 damage a battle, 76% of Sunrise Squad's, "
+        "at least 1.25 times any other fighter's"
     )
+
+
+def test_a_side_acts_first_only_when_each_starter_outruns_each_of_the_others():
+    # Cold Front's Whirlwisp outruns all of Sunrise Squad's starters: Sunrise does not
+    # act first, though it wins most pairings.
+    snap = demo_snapshot("Sunrise Squad", "Cold Front")
+    sunrise, cold = verdict.starters_initiative(snap)
+    found = verdict._speed_reason(snap, ("Sunrise Squad", "Cold Front"))
+    if max(b for _, b in cold) >= min(a for _, a in sunrise):
+        assert found is None or "Sunrise Squad acts first" not in found[1]
+    fastest = max(cold, key=lambda p: p[1])
+    if fastest[1] > max(a for _, a in sunrise):
+        assert found == (
+            1,
+            f"{fastest[0]} moves before all of Sunrise Squad's starters in round 1 "
+            f"(Initiative {fastest[1]} against {max(a for _, a in sunrise)} at most, R9.3).",
+        )
+
+
+def test_the_type_edge_comes_from_counted_hits_when_logs_are_at_hand():
+    snap = demo_snapshot("Wild Bunch", "Cold Front")
+    logs = [simulate(snap, seed=s) for s in range(20)]
+    counts = verdict.log_counts(logs)
+    rolls = [e for log in logs for e in log["events"] if e["kind"] == "attack"]
+    attacks = [sum(1 for e in rolls if e["attacker"][0] == "AB"[s]) for s in (0, 1)]
+    weak = [
+        sum(1 for e in rolls if e["attacker"][0] == "AB"[s] and e["effect"] == "weak")
+        for s in (0, 1)
+    ]
+    assert counts["attacks"] == attacks and counts["weak"] == weak
+    assert counts["battles"] == 20
+    found = verdict._type_reason({}, {}, snap["chart"], ("Wild Bunch", "Cold Front"), counts)
+    shares = [w / a for w, a in zip(weak, attacks, strict=True)]
+    if abs(shares[0] - shares[1]) >= verdict.TYPE_EDGE:
+        side = 0 if shares[0] > shares[1] else 1
+        assert found[0] == side
+        assert f"{round(100 * shares[side])}% of its attacks hit a weakness" in found[1]
+        assert "in the 20 battles replayed" in found[1]
+    else:
+        assert found is None
 
 
 def test_the_reasons_come_from_the_lab_numbers_and_the_losers_start_with_against_that(
@@ -73,7 +161,14 @@ def test_the_reasons_come_from_the_lab_numbers_and_the_losers_start_with_against
     share = tally["archon_battles"][1] / tally["battles"]
     archon = [r for r in v["reasons"] if "Archon Vela" in r]
     assert archon and f"in {round(100 * share)}% of battles" in archon[0]
-    assert "Cold Front has no Archon and spends its Resonance on Tiers" in archon[0]
+    sides = tally["sides"][0]
+    n = tally["battles"]
+    tiers = (4 * sides["tier2_plays"] + 8 * sides["tier3_plays"]) / n
+    assert (
+        f"Cold Front has no Archon: it gains {verdict._number(sides['resonance_gained'] / n)} "
+        f"Resonance a battle and spends {verdict._number(sides['resonance_spent'] / n)}, "
+        f"{verdict._number(tiers)} of it on Tiers"
+    ) in archon[0]
 
 
 def test_round_one_initiative_is_speed_plus_half_the_highest_aura_r9():
@@ -144,7 +239,8 @@ def test_a_what_if_says_its_difference_and_whether_it_is_clear():
              "base": {"rate": 0.52}, "variant": {"rate": 0.40}}  # fmt: skip
     assert verdict.difference(clear, "Ana's Sparks", "Thornbun instead of Glimmerfox") == (
         "What if Thornbun instead of Glimmerfox: Ana's Sparks' win rate falls by 12 points, "
-        "to 40% of battles from 52% (95% interval -16 to -8 points): a clear difference."
+        "to 40% of all battles from 52% (a draw counts as not won; 95% interval -16 to -8 "
+        "points): a clear difference."
     )
     unclear = {"diff": 0.01, "low": -0.03, "high": 0.05,
                "base": {"rate": 0.50}, "variant": {"rate": 0.51}}  # fmt: skip

@@ -11,8 +11,22 @@ Words chosen here (the issue is silent):
   who wins when someone does; the draws get their own clause when they are 5% or more.
 - Evenly matched: the interval holds 50%. Otherwise the side that wins more often leads
   the sentence, side A or side B.
-- A reason is given only when its numbers favour one side clearly (the thresholds below);
-  the side's best fighter is always named, as the first thing a player asks is "who?".
+- A reason is given only when its numbers favour one side clearly (the thresholds below),
+  and each says which battles its numbers count (issue 32.5):
+  - a fighter "makes the difference" only when the numbers single it out: it deals at
+    least `SINGLED_OUT` times the damage a battle of every other fighter on either side
+    (so never in a mirror match, nor at 101 against 97); else the biggest hitters of both
+    sides are named side by side, and no one is said to make the difference;
+  - "acts first" only when every starter of the side has a higher round-1 Initiative
+    (R9.3) than every starter of the other; else, when one starter outruns all the other
+    side's, that starter is named;
+  - Resonance by its counts: what a side gains and spends a battle, and how much of it on
+    Tiers (4 or 8 each), never "spends it on Tiers" when it spends little;
+  - the Type edge from counted hits on weaknesses when the caller has them from battle
+    logs (`log_counts`: "in the 200 battles replayed"); otherwise the share is an estimate
+    from the Types on the field (the lab's tally does not count targets), and says so;
+  - the headline counts decided battles (draws left out); a "what if" counts all battles,
+    a draw as not won; each sentence says which.
 """
 
 from ..engine.words import plural, possessive
@@ -25,6 +39,8 @@ SPEED_EDGE = 0.3
 # Archon use: summoned in this much larger a share of battles.
 ARCHON_EDGE = 0.25
 DRAWS_WORTH_SAYING = 0.05
+# A difference-maker deals at least this many times the damage of every other fighter.
+SINGLED_OUT = 1.25
 
 
 def whole_percent(x: float) -> str:
@@ -116,10 +132,34 @@ def best_fighter(tally: dict, roster: dict, side: int) -> dict | None:
     }
 
 
+def singled_out(tally: dict, roster: dict, fighter: dict) -> bool:
+    """Whether the numbers single `fighter` out: its damage a battle is at least
+    SINGLED_OUT times that of every other fighter, on either side."""
+    n = tally["battles"]
+    others = [
+        _per(c["damage_dealt"], n) for cid, c in tally["combatants"].items() if cid != fighter["id"]
+    ]
+    return fighter["damage"] > 0 and all(fighter["damage"] >= SINGLED_OUT * d for d in others)
+
+
+def _hitters_reason(fighters: list, names: tuple[str, str]) -> str:
+    """No one fighter makes the difference: the biggest hitter of each side, side by side."""
+    parts = [
+        f"{f['name']} deals {_number(f['damage'])} damage a battle for {names[s]}"
+        for s, f in enumerate(fighters)
+        if f
+    ]
+    return (
+        f"No one fighter makes the difference (none deals {SINGLED_OUT:g} times the damage of "
+        f"every other): {' and '.join(parts)}."
+    )
+
+
 def _fighter_reason(f: dict, side_name: str, enemy_name: str) -> str:
     text = (
         f"{f['name']} makes the difference: {_number(f['damage'])} damage a battle, "
-        f"{whole_percent(f['share'])} of {possessive(side_name)}"
+        f"{whole_percent(f['share'])} of {possessive(side_name)}, at least {SINGLED_OUT:g} times"
+        " any other fighter's"
     )
     if f["card"]:
         text += (
@@ -165,17 +205,54 @@ def _weak_shares(tally: dict, roster: dict, chart) -> tuple[list[float], list[li
     return shares, pairs
 
 
-def _type_reason(tally, roster, chart, names) -> tuple[int, str] | None:
-    shares, pairs = _weak_shares(tally, roster, chart)
+def log_counts(logs) -> dict:
+    """What the verdict counts in full battle logs (memeyori-battle-log/2): per side, the
+    attacks rolled and those on a weakness (R6), by card Type against target Type, and
+    the rounds in which the side's first card resolved before the other side's."""
+    out = {"battles": 0, "attacks": [0, 0], "weak": [0, 0], "pairs": [{}, {}],
+           "first": [0, 0]}  # fmt: skip
+    for log in logs:
+        out["battles"] += 1
+        sides = {c["id"]: (s, c["type"]) for s, side in enumerate(log["sides"])
+                 for c in side["combatants"]}  # fmt: skip
+        cards = {c["id"]: c["type"] for side in log["sides"] for f in side["combatants"]
+                 for c in f["cards"]}  # fmt: skip
+        seen_round = None
+        for e in log["events"]:
+            if e["kind"] == "play" and e["round"] != seen_round:
+                seen_round = e["round"]
+                out["first"][e["side"]] += 1
+            if e["kind"] != "attack":
+                continue
+            side = sides[e["attacker"]][0]
+            out["attacks"][side] += 1
+            if e["effect"] == "weak":
+                out["weak"][side] += 1
+                key = f"{cards[e['card']]} against {sides[e['defender']][1]}"
+                out["pairs"][side][key] = out["pairs"][side].get(key, 0) + 1
+    return out
+
+
+def _type_reason(tally, roster, chart, names, counts=None) -> tuple[int, str] | None:
+    if counts is not None:
+        shares = [_per(counts["weak"][s], counts["attacks"][s]) for s in (0, 1)]
+        pairs = [sorted(p, key=lambda k: -p[k]) for p in counts["pairs"]]
+        how = f"in the {plural(counts['battles'], 'battle')} replayed"
+        about = ""
+    else:
+        shares, pairs = _weak_shares(tally, roster, chart)
+        how = "by the Types on the field (the lab does not count targets)"
+        about = "about "
     gap = shares[0] - shares[1]
     if abs(gap) < TYPE_EDGE:
         return None
     side = 0 if gap > 0 else 1
     example = ", ".join(pairs[side][:2])
     return side, (
-        f"{possessive(names[side])} Types have the edge: about {whole_percent(shares[side])} "
+        f"{possessive(names[side])} Types have the edge: {about}{whole_percent(shares[side])} "
         f"of its attacks hit a weakness ({example}), against {whole_percent(shares[1 - side])} "
-        "the other way; each such hit does half as much damage again and earns a Resonance."
+        f"the other way, {how}; each such hit does half as much damage again and earns a "
+        "Resonance."
     )
 
 
@@ -191,24 +268,30 @@ def starters_initiative(snapshot: dict) -> list[list[tuple[str, int]]]:
 
 
 def _speed_reason(snapshot, names) -> tuple[int, str] | None:
+    """R9.3's round-1 order: a side acts first only when each of its starters outruns each
+    of the other's; else a starter that outruns all the other side's is named."""
     sides = starters_initiative(snapshot)
     if not all(sides):
         return None
-    first = [0, 0]
-    for _, a in sides[0]:
-        for _, b in sides[1]:
-            if a != b:
-                first[0 if a > b else 1] += 1
-    pairs = len(sides[0]) * len(sides[1])
-    gap = (first[0] - first[1]) / pairs
-    if abs(gap) < SPEED_EDGE:
-        return None
-    side = 0 if gap > 0 else 1
-    fastest = max(sides[side], key=lambda p: p[1])
-    return side, (
-        f"{names[side]} acts first: its starters move before {possessive(names[1 - side])} in "
-        f"{first[side]} of {pairs} pairings, {fastest[0]} at Initiative {fastest[1]} (R9)."
-    )
+    for side in (0, 1):
+        mine, theirs = sides[side], sides[1 - side]
+        top = max(b for _, b in theirs)
+        if min(a for _, a in mine) > top:
+            return side, (
+                f"{names[side]} acts first: each of its starters moves before each of "
+                f"{possessive(names[1 - side])} in round 1 (Initiative "
+                f"{min(a for _, a in mine)} or more against {top} at most, R9.3)."
+            )
+    for side in (0, 1):
+        theirs = sides[1 - side]
+        top = max(b for _, b in theirs)
+        fastest = max(sides[side], key=lambda p: p[1])
+        if fastest[1] > top:
+            return side, (
+                f"{fastest[0]} moves before all of {possessive(names[1 - side])} starters in "
+                f"round 1 (Initiative {fastest[1]} against {top} at most, R9.3)."
+            )
+    return None
 
 
 def _archon_reason(tally, roster, names) -> tuple[int, str] | None:
@@ -226,18 +309,22 @@ def _archon_reason(tally, roster, names) -> tuple[int, str] | None:
         f"{whole_percent(share[side])} of battles, {_number(rounds)} rounds on the field"
     )
     if other not in archons:
-        tiers = _per(tally["sides"][other]["tier2_plays"] + tally["sides"][other]["tier3_plays"], n)
+        totals = tally["sides"][other]
+        gained = _per(totals["resonance_gained"], n)
+        spent = _per(totals["resonance_spent"], n)
+        on_tiers = _per(4 * totals["tier2_plays"] + 8 * totals["tier3_plays"], n)
         text += (
-            f"; {names[other]} has no Archon and spends its Resonance on Tiers "
-            f"({_number(tiers)} a battle)"
+            f"; {names[other]} has no Archon: it gains {_number(gained)} Resonance a battle "
+            f"and spends {_number(spent)}, {_number(on_tiers)} of it on Tiers"
         )
     else:
         text += f"; {names[other]} summons {archons[other]} in {whole_percent(share[other])}"
     return side, text + "."
 
 
-def matchup(tally: dict, roster: dict, snapshot: dict, names: tuple[str, str]) -> dict:
+def matchup(tally: dict, roster: dict, snapshot: dict, names: tuple[str, str], counts=None) -> dict:
     """The verdict for one matchup: the headline and the reasons, the winner's first.
+    `counts`: `log_counts` of some of its battles' logs, when the caller has them.
 
     Returns {"headline", "winner", "even", "why" (the first reason), "reasons" (the rest)}."""
     head = headline(tally, names)
@@ -246,16 +333,20 @@ def matchup(tally: dict, roster: dict, snapshot: dict, names: tuple[str, str]) -
     sides = (winner, 1 - winner) if winner is not None else (0, 1)
     fighters = [best_fighter(tally, roster, s) for s in (0, 1)]
     lead = fighters[sides[0]]
-    if lead:
+    named = lead is not None and singled_out(tally, roster, lead)
+    if named:
         reasons.append((sides[0], _fighter_reason(lead, names[sides[0]], names[sides[1]])))
+    elif any(fighters):
+        # Said as a plain fact, no side's reason: it goes first, before "Against that".
+        reasons.append((winner if winner is not None else 0, _hitters_reason(fighters, names)))
     for found in (
-        _type_reason(tally, roster, snapshot.get("chart", []), names),
+        _type_reason(tally, roster, snapshot.get("chart", []), names, counts),
         _speed_reason(snapshot, names),
         _archon_reason(tally, roster, names),
     ):
         if found:
             reasons.append(found)
-    if head["even"] and fighters[sides[1]]:
+    if head["even"] and named and fighters[sides[1]]:
         f = fighters[sides[1]]
         reasons.append(
             (sides[1], f"{f['name']} answers for {names[sides[1]]} with "
@@ -301,7 +392,7 @@ def field(rows: list[dict], tally: dict, roster: dict, name_a: str) -> dict:
     )
     reasons = []
     f = best_fighter(tally, roster, 0)
-    if f:
+    if f and singled_out(tally, roster, f):
         reasons.append(_fighter_reason(f, name_a, "its opponents"))
     return {
         "headline": text,
@@ -328,10 +419,11 @@ def difference(row: dict, name_a: str, change: str) -> str:
     if low > 0 or high < 0:
         way = "rises" if d > 0 else "falls"
         return (
-            f"{lead} {way} by {plural(points, 'point')}, to {after} of battles from {before} "
-            f"({span}): a clear difference."
+            f"{lead} {way} by {plural(points, 'point')}, to {after} of all battles from "
+            f"{before} (a draw counts as not won; {span}): a clear difference."
         )
     return (
-        f"{lead} is {after} of battles against {before} before ({span}): no clear "
-        "difference; more battles would tell a small one apart from luck."
+        f"{lead} is {after} of all battles against {before} before (a draw counts as not "
+        f"won; {span}): no clear difference; more battles would tell a small one apart from "
+        "luck."
     )

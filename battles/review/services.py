@@ -1,0 +1,128 @@
+"""Starting, running and reading a battle's review (issue 32). The numbers come from
+battles.engine.review; this module says who may start one and keeps its row."""
+
+from functools import partial
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django_tasks_db.backend import DatabaseBackend
+
+from battles.engine import review as estimator
+from battles.engine.battle import ENGINE_VERSION
+from battles.engine.run import input_for
+
+from .models import Review, ReviewStatus
+
+
+def _game_of(battle):
+    try:
+        return battle.game
+    except Exception:  # no game: a battle run by the AI on both sides
+        return None
+
+
+def may_start(battle, user, review: Review | None = None) -> bool:
+    """The owner, a player of its game, its table's GM, or (when the owner allows it)
+    anyone who can watch it (the caller has checked that much)."""
+    if not user.is_authenticated or battle.engine_version != ENGINE_VERSION:
+        return False
+    if battle.owner_id == user.pk or (review is not None and review.open_to_viewers):
+        return True
+    # Only a played game has players (a side of it is "player"): ask for its game only then.
+    if "player" in (battle.policy_a, battle.policy_b):
+        game = _game_of(battle)
+        if game is not None and user.pk in (game.user_a_id, game.user_b_id):
+            return True
+    return battle.table_id is not None and battle.table.gm_id == user.pk
+
+
+def in_progress(battle) -> bool:
+    """A played game still being played shows no review to anyone (hidden information)."""
+    game = _game_of(battle)
+    return game is not None and game.status != "finished"
+
+
+def start(battle, user, *, rate_ai: bool = False) -> Review:
+    """Queue the battle's review, once: a review queued, running or done is left as it is
+    (never computed twice). ValidationError when `user` may not start it."""
+    if in_progress(battle):
+        raise ValidationError("This game is still being played; its review waits for the end.")
+    with transaction.atomic():
+        review, _ = Review.objects.select_for_update().get_or_create(battle=battle)
+        if review.started:
+            return review
+        if not may_start(battle, user, review):
+            raise ValidationError(
+                "Only the battle's owner, its players and its table's GM can start its review,"
+                " unless the owner lets anyone who can watch it."
+            )
+        review.status = ReviewStatus.QUEUED
+        review.requested_by = user
+        review.rate_ai = rate_ai
+        review.done, review.total, review.error = 0, battle.rounds, ""
+        review.save()
+        from .tasks import run_review  # the task module imports this one
+
+        if isinstance(run_review.get_backend(), DatabaseBackend):
+            run_review.enqueue(review.pk)  # in this transaction: queued exactly when recorded
+        else:
+            transaction.on_commit(partial(run_review.enqueue, review.pk))
+    return review
+
+
+def set_open(battle, user, open_to_viewers: bool) -> Review:
+    """The owner lets anyone who can watch the battle start its review (or stops that)."""
+    if battle.owner_id != user.pk:
+        raise ValidationError("Only the battle's owner can say who may start its review.")
+    with transaction.atomic():
+        review, _ = Review.objects.select_for_update().get_or_create(battle=battle)
+        review.open_to_viewers = open_to_viewers
+        review.save(update_fields=["open_to_viewers"])
+    return review
+
+
+def run(review_id: int) -> bool:
+    """The task's work: compute the review unless it is done. True when it was computed."""
+    with transaction.atomic():
+        review = Review.objects.select_for_update().select_related("battle").get(pk=review_id)
+        if review.status == ReviewStatus.DONE:
+            return False
+        review.status = ReviewStatus.RUNNING
+        review.save(update_fields=["status"])
+    battle = review.battle
+
+    def progress(done: int, total: int) -> None:
+        Review.objects.filter(pk=review_id).update(done=done, total=total)
+
+    rate = (True, True) if review.rate_ai else None
+    try:
+        data = estimator.review(
+            input_for(battle.snapshot), battle.log, rate_sides=rate, progress=progress
+        )
+    except (LookupError, ValueError) as e:  # a record that does not replay
+        Review.objects.filter(pk=review_id).update(
+            status=ReviewStatus.FAILED, error=str(e)[:300], finished=timezone.now()
+        )
+        return False
+    except Exception:
+        # Not left "running" for ever: failed, and the worker logs what went wrong.
+        Review.objects.filter(pk=review_id).update(
+            status=ReviewStatus.FAILED, error="The review stopped on an error.",
+            finished=timezone.now(),
+        )  # fmt: skip
+        raise
+    with transaction.atomic():
+        Review.objects.filter(pk=review_id).update(
+            status=ReviewStatus.DONE, data=data, done=len(data["rounds"]),
+            total=len(data["rounds"]), finished=timezone.now(),
+        )  # fmt: skip
+    return True
+
+
+def stopped(review_id: int, *, final: bool) -> None:
+    """A worker died on it: queued again, or failed for good."""
+    Review.objects.filter(pk=review_id).exclude(status=ReviewStatus.DONE).update(
+        status=ReviewStatus.FAILED if final else ReviewStatus.QUEUED,
+        error="The workers stopped on it too often." if final else "",
+    )
