@@ -88,14 +88,15 @@ import hashlib
 import math
 import random
 
-from . import end, greedy, lookahead, plan, resolve, start
+from . import end, greedy, lookahead2, plan, resolve, start
 from .battle import Engine
 from .dice import shuffle
 from .field import EnemyView, Policy, Side, View
 from .lookahead1 import _greedy_side, _Known, _Sink, _summon, _world
 from .model import MAX_ROUNDS, BattleInput
 from .odds import attack_odds
-from .played import _Plans, check_plan, inputs_from_log, is_played, planning_views
+from .plan import begin as planning_views
+from .played import _Plans, check_plan, inputs_from_log, is_played
 from .policies import GREEDY, policy_version
 from .settle import _damage
 
@@ -172,6 +173,7 @@ def clone(real, rng: random.Random):
     world.upheavals = real.upheavals
     world.shown = list(real.shown) if real.shown is not None else None
     world.policies = (GREEDY, GREEDY)
+    world._origin, world._dice_root = real._origin, real._dice_root
     by_id = {}
     sides = []
     for real_side in real.sides:
@@ -531,7 +533,7 @@ def candidates(planning, side_index: int, made: dict) -> list[dict]:
     add(g_choice["switch"], g_summon, greedy.plays(_after(planning, side_index, g_choice), rng))
     mine = normal(made)
     after_made = _after(planning, side_index, mine)
-    for cards in lookahead._variants(after_made, rng):
+    for cards in lookahead2._variants(after_made, rng):
         add(mine["switch"], mine["summon"], cards)
     cards = mine["cards"]
     enemy_ids = view.enemy_ids

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('battles', '0011_presentation_of_a_game'),
+        ('battles', '0012_game_seed_commitment'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
