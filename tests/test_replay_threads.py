@@ -110,3 +110,32 @@ def test_a_played_lookahead_game_replays_the_same_in_eight_threads(busy_switchin
     alone = play(data, ai, 5, {}).log
     answers = _at_once(lambda: _digest(play(data, ai, 5, {}).log), times=2)
     assert set(answers) == {_digest(alone)}
+
+
+def test_a_labs_chunks_tally_the_same_in_any_order_and_any_thread(busy_switching):
+    """A lab's result is the same whatever the order and the worker its chunks run in:
+    each chunk run alone in order, against all of them at once in threads, last first."""
+    from battles.lab.runner import run_range
+    from battles.lab.stats import merge_all
+
+    policies = ("lookahead", "greedy")
+    chunks = [(start, start + 4) for start in range(0, 24, 4)]
+
+    def tally(start, end):
+        return run_range(SNAPSHOT, lab_seed=9, start=start, end=end, policies=policies)
+
+    in_order = merge_all(tally(*chunk) for chunk in chunks)
+    results: dict = {}
+    lock = threading.Lock()
+
+    def run(chunk):
+        result = tally(*chunk)
+        with lock:
+            results[chunk] = result
+
+    threads = [threading.Thread(target=run, args=(chunk,)) for chunk in reversed(chunks)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert merge_all(results[chunk] for chunk in chunks) == in_order
