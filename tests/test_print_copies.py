@@ -26,3 +26,17 @@ def test_the_nine_copy_sheet_of_the_first_demo_party_renders(client, first_demo_
     reader = PdfReader(io.BytesIO(response.content))
     # Sunrise Squad: five Mastercards and 23 move cards, each nine times: 212 cards.
     assert len(reader.pages) == -(-212 // 9)
+
+
+def test_a_failed_render_says_so_on_the_url_that_asked_for_it(client, first_demo_party, settings):
+    """A client polling the sheet's URL hears the failure and its reason, not one more
+    202 (the review polled for 90 s and was never told)."""
+    settings.PRINT_RENDER_TIMEOUT = 0.001
+    query = {"party": first_demo_party.code, "paper": "a4", "copies": 9}
+    for _ in range(3):
+        response = client.get("/print/sheet.pdf", query)
+        assert response.status_code == 500
+        assert "The render failed: rendering took longer than 0.001 s" in response.text
+    assert Render.objects.get().status == Render.Status.FAILED
+    # Its waiting page says the same to a browser, with the way to try again.
+    assert "Try again" in response.text
