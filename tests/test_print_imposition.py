@@ -210,12 +210,38 @@ def test_a_spec_queued_before_imposition_still_renders(party_faces):
     assert len(PdfReader(io.BytesIO(result.pdf)).pages) == 1
 
 
-def test_impose_refuses_nothing_it_was_not_given():
-    # A sheet with no cards is a blank page of its size (a spec never asks for one, but
-    # the composer has no case that fails on it).
-    data = pdf.impose([], [{"size": [100.0, 200.0], "place": []}])
-    page = PdfReader(io.BytesIO(data)).pages[0]
-    assert [float(v) for v in page.mediabox] == [0, 0, 100, 200]
+def _two_stream_page() -> bytes:
+    """A 20 x 20 pt page drawing a black square in its lower left quarter, its content in
+    two streams (WeasyPrint writes one; other producers split theirs)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import ArrayObject, DecodedStreamObject, NameObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(20, 20)
+    streams = []
+    for data in (b"0 0 0 rg", b"0 0 10 10 re f"):
+        stream = DecodedStreamObject()
+        stream.set_data(data)
+        streams.append(writer._add_object(stream))
+    page[NameObject("/Contents")] = ArrayObject(streams)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_impose_places_a_page_drawn_in_several_streams():
+    import pypdfium2
+
+    twice = {"size": [40, 20], "place": [[0, 0, 0, 0], [0, 0, 20, 0]]}
+    data = pdf.impose([_two_stream_page()], [twice])
+    document = pypdfium2.PdfDocument(data)
+    try:
+        image = document[0].render(scale=1).to_pil().convert("L")
+    finally:
+        document.close()
+    # Black in the lower left quarter of each place, white elsewhere.
+    assert [image.getpixel((x, 15)) for x in (5, 15, 25, 35)] == [0, 255, 0, 255]
+    assert [image.getpixel((x, 5)) for x in (5, 25)] == [255, 255]
 
 
 def test_the_comparison_sees_missing_marks_or_a_moved_card(party_faces):

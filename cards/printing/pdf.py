@@ -16,8 +16,10 @@ Choices (the issue left them open):
   seconds, then the child is killed (a process can be, unlike a thread), `RenderTimeout`
   is raised and the caller carries on. The fork server loads WeasyPrint, the fonts and
   the cards' stylesheets once (cards/printing/warm.py), so no render pays for that;
-  render.py splits a deck of several sheets over a few children and `join_pdfs` puts the
-  parts together.
+  render.py splits the distinct cards of a deck over a few children.
+- Imposition. Each distinct card is laid out once, on a page of its own, and `impose`
+  places those pages on the sheets (a copy is one more `Do` of the same form), as a
+  print shop imposes; a spec queued before imposition is joined by `join_pdfs`.
 """
 
 import io
