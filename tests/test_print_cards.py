@@ -209,7 +209,11 @@ def test_the_same_back_is_on_every_card_of_a_sheet(alice, types):
     spec = prepare(character_faces(m), sheet=layout.sheet_layout("a4"), backs=True)
     (job,) = spec["jobs"]
     backs = re.findall(r'<img class="back-art" src="([^"]+)"', job["html"])
-    assert len(backs) == 4 and set(backs) == {"/print/back-light.svg"}
+    # Laid out once, and placed behind each of the four cards (then the cut marks).
+    assert backs == ["/print/back-light.svg"]
+    fronts, behind = spec["sheets"]
+    assert len(fronts["place"]) == len(behind["place"]) == 4 + 1
+    assert len({(part, page) for part, page, _, _ in behind["place"][:-1]}) == 1
     svg = job["generated"]["print/back-light.svg"]
     for t in types.values():  # a pattern from every Type's colour
         assert t.colour in svg

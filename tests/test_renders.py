@@ -94,14 +94,14 @@ def test_a_render_past_its_time_limit_fails_with_the_reason_and_asking_again_wor
     client.force_login(alice)
     settings.PRINT_RENDER_TIMEOUT = 0.001
     response = client.get(mastercard_url(pup))
-    assert response.status_code == 202
+    assert response.status_code == 500
     page = response.content.decode()
     assert "The render failed: rendering took longer than 0.001 s and was stopped" in page
     render = Render.objects.get()
     assert render.status == Render.Status.FAILED and render.spec is None
     settings.PRINT_RENDER_TIMEOUT = 30
     # The failure stays on show for a minute rather than re-rendering on every refresh...
-    assert client.get(mastercard_url(pup)).status_code == 202
+    assert client.get(mastercard_url(pup)).status_code == 500
     # ...and "Try again" renders it once more.
     again = re.search(r'href="([^"]+again=1)"', page).group(1).replace("&amp;", "&")
     response = client.get(again)

@@ -16,8 +16,10 @@ Choices (the issue left them open):
   seconds, then the child is killed (a process can be, unlike a thread), `RenderTimeout`
   is raised and the caller carries on. The fork server loads WeasyPrint, the fonts and
   the cards' stylesheets once (cards/printing/warm.py), so no render pays for that;
-  render.py splits a deck of several sheets over a few children and `join_pdfs` puts the
-  parts together.
+  render.py splits the distinct cards of a deck over a few children.
+- Imposition. Each distinct card is laid out once, on a page of its own, and `impose`
+  places those pages on the sheets (a copy is one more `Do` of the same form), as a
+  print shop imposes; a spec queued before imposition is joined by `join_pdfs`.
 """
 
 import io
@@ -404,7 +406,7 @@ def render_job(job: RenderJob) -> RenderResult:
     png = None
     if job.png_dpi:
         # Only page one is drawn for the picture when no PDF is wanted.
-        png = _first_page_png(pdf or document.copy(document.pages[:1]).write_pdf(), job.png_dpi)
+        png = first_page_png(pdf or document.copy(document.pages[:1]).write_pdf(), job.png_dpi)
     return RenderResult(
         pdf=pdf,
         pages=len(document.pages),
@@ -417,7 +419,7 @@ def render_job(job: RenderJob) -> RenderResult:
     )
 
 
-def _first_page_png(pdf: bytes, dpi: int) -> bytes:
+def first_page_png(pdf: bytes, dpi: int) -> bytes:
     import pypdfium2
 
     document = pypdfium2.PdfDocument(pdf)
@@ -535,3 +537,72 @@ def join_pdfs(parts: list[bytes]) -> bytes:
     finally:
         for document in (*sources, joined):
             document.close()
+
+
+def impose(parts: list[bytes], sheets: list[dict]) -> bytes:
+    """The sheets, made of pages already rendered: imposition, as a print shop does it.
+
+    `parts` are PDFs of single cards (and a page of cut marks); each sheet is either
+    {"page": [part, index]}, that page as it is (page boxes and all), or
+    {"size": [width, height], "place": [[part, index, x, y], ...]} in points, a new page
+    with each named page drawn at (x, y) from its lower left corner. A page placed many
+    times is written once, as a form XObject that each place names with one `Do`, and a
+    page kept as it is many times shares its content and resources: a copy costs a few
+    bytes, never a second layout.
+    """
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import (
+        ArrayObject,
+        DecodedStreamObject,
+        DictionaryObject,
+        FloatObject,
+        NameObject,
+    )
+
+    readers = [PdfReader(io.BytesIO(part)) for part in parts]
+    writer = PdfWriter()
+    if readers and readers[0].metadata:
+        writer.add_metadata(dict(readers[0].metadata))
+    forms: dict[tuple[int, int], tuple[NameObject, object]] = {}
+
+    def form(part: int, index: int) -> tuple[NameObject, object]:
+        if (part, index) not in forms:
+            page = readers[part].pages[index]
+            # raw_get: the references themselves (a stream must stay an indirect object).
+            contents = page.raw_get("/Contents")
+            if isinstance(contents.get_object(), ArrayObject):  # WeasyPrint writes one
+                joined = DecodedStreamObject()
+                joined.set_data(b"".join(s.get_object().get_data() for s in contents.get_object()))
+                reference = writer._add_object(joined.flate_encode())
+            else:
+                reference = contents.clone(writer)
+            reference.get_object().update(
+                {
+                    NameObject("/Type"): NameObject("/XObject"),
+                    NameObject("/Subtype"): NameObject("/Form"),
+                    NameObject("/BBox"): ArrayObject(FloatObject(v) for v in page.mediabox),
+                    NameObject("/Resources"): page.raw_get("/Resources").clone(writer),
+                }
+            )
+            forms[part, index] = (NameObject(f"/C{len(forms)}"), reference)
+        return forms[part, index]
+
+    for sheet in sheets:
+        if "page" in sheet:
+            part, index = sheet["page"]
+            writer.add_page(readers[part].pages[index])
+            continue
+        width, height = sheet["size"]
+        page = writer.add_blank_page(width, height)
+        used, drawing = DictionaryObject(), []
+        for part, index, x, y in sheet["place"]:
+            name, reference = form(part, index)
+            used[name] = reference
+            drawing.append(f"q 1 0 0 1 {x:.6f} {y:.6f} cm {name} Do Q")
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/XObject"): used})
+        content = DecodedStreamObject()
+        content.set_data("\n".join(drawing).encode())
+        page.replace_contents(content.flate_encode())
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

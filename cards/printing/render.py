@@ -95,7 +95,10 @@ def build_document(
     first_zone: int = 1,
     back_image: str = "",
 ) -> tuple[str, dict[int, tuple[str, int]], dict[str, bytes]]:
-    """The HTML for WeasyPrint, the text zones to fit and the generated images it uses."""
+    """The whole sheets as one document, every copy laid out where it sits: what
+    imposition (`build_cards`, `impose_sheets`) must draw the same, pixel for pixel (a
+    test renders both). Returns the HTML for WeasyPrint, the text zones to fit and the
+    generated images it uses."""
     zones = number_zones(faces, first_zone)
     types = list(Type.objects.only("slug", "colour", "position", "name"))
     pages: list[Page] = []
@@ -105,20 +108,7 @@ def build_document(
             pages.append(Page([Slot(0, face)]))
             if backs:
                 pages.append(Page([Slot(0, BACK)]))
-        page_css = [
-            f"@page {{ size: {_mm(page_w)}mm {_mm(page_h)}mm; margin: 0; "
-            f"bleed: {_mm(layout.BLEED)}mm; marks: crop; }}",
-            f".sheet {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; overflow: visible; }}",
-            f".slot-0 {{ left: -{_mm(layout.BLEED)}mm; top: -{_mm(layout.BLEED)}mm; "
-            f"padding: {_mm(layout.BLEED)}mm; background: var(--type-colour); }}",
-            f".slot-0.type-back {{ background: {'#1d1b22' if sheet.solid_backs else '#fff'}; }}",
-        ]
-        if back_image and MEDIA_PATH.match(back_image):
-            # The party's picture runs on into the bleed, so a cut a little off shows no
-            # white edge. Only a plain media path goes into the <style>.
-            page_css.append(
-                f'.slot-0.type-back {{ background: #fff url("{back_image}") center / cover; }}'
-            )
+        page_css = _bleed_css(sheet, back_image)
         marks = []
     else:
         page_w, page_h = sheet.page_w, sheet.page_h
@@ -137,14 +127,88 @@ def build_document(
         ]
         page_css.append(f".marks {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; }}")
         marks = sheet.marks
-    html = render_to_string(
+    html = _html(pages, page_css, types, title=title, sheet=sheet, bleed=bleed,
+                 back_image=back_image, marks=bool(marks))  # fmt: skip
+    generated = pictures(faces, types, backs=backs and not back_image, solid=sheet.solid_backs)
+    if marks:
+        generated[pdf.GENERATED + "marks.svg"] = marks_svg(page_w, page_h, marks)
+    return html, zones, generated
+
+
+def build_cards(
+    faces: list[Face],
+    *,
+    sheet: layout.SheetLayout,
+    back: bool,
+    marks: bool,
+    bleed: bool,
+    title: str,
+    first_zone: int = 1,
+    back_image: str = "",
+) -> tuple[str, dict[int, tuple[str, int]], dict[str, bytes]]:
+    """A document of single cards to impose (`impose_sheets`): each face on a page of its
+    own (the size of the card, with its bleed in print-shop mode), then the back if
+    `back`, then a page of the paper's size with the sheet's cut marks alone if `marks`.
+    The cards are the same markup and CSS as on a whole sheet, only nearer the corner."""
+    marks = marks and not bleed and bool(sheet.marks)
+    zones = number_zones(faces, first_zone)
+    types = list(Type.objects.only("slug", "colour", "position", "name"))
+    pages = [Page([Slot(0, face)]) for face in faces] + ([Page([Slot(0, BACK)])] if back else [])
+    if bleed:
+        page_css = _bleed_css(sheet, back_image)
+    else:
+        card_w, card_h = layout.CARD_W, layout.CARD_H
+        page_css = [
+            f"@page {{ size: {_mm(card_w)}mm {_mm(card_h)}mm; margin: 0; }}",
+            f".sheet {{ width: {_mm(card_w)}mm; height: {_mm(card_h)}mm; }}",
+            ".slot-0 { left: 0; top: 0; }",
+        ]
+        if marks:
+            # The template puts the marks on every page; only the last, the paper's size
+            # (a named page), shows them.
+            size = f"width: {_mm(sheet.page_w)}mm; height: {_mm(sheet.page_h)}mm;"
+            page_css += [
+                f"@page marks {{ size: {_mm(sheet.page_w)}mm {_mm(sheet.page_h)}mm; margin: 0; }}",
+                ".marks { display: none; }",
+                f".sheet:last-child {{ page: marks; {size} }}",
+                f".sheet:last-child .marks {{ display: block; {size} }}",
+            ]
+            pages.append(Page([]))
+    html = _html(pages, page_css, types, title=title, sheet=sheet, bleed=bleed,
+                 back_image=back_image, marks=marks)  # fmt: skip
+    generated = pictures(faces, types, backs=back and not back_image, solid=sheet.solid_backs)
+    if marks:
+        generated[pdf.GENERATED + "marks.svg"] = marks_svg(sheet.page_w, sheet.page_h, sheet.marks)
+    return html, zones, generated
+
+
+def _bleed_css(sheet: layout.SheetLayout, back_image: str) -> list[str]:
+    """Print-shop pages: one card a page, its background run 3 mm past the trim."""
+    page_w, page_h = layout.CARD_W, layout.CARD_H
+    page_css = [
+        f"@page {{ size: {_mm(page_w)}mm {_mm(page_h)}mm; margin: 0; "
+        f"bleed: {_mm(layout.BLEED)}mm; marks: crop; }}",
+        f".sheet {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; overflow: visible; }}",
+        f".slot-0 {{ left: -{_mm(layout.BLEED)}mm; top: -{_mm(layout.BLEED)}mm; "
+        f"padding: {_mm(layout.BLEED)}mm; background: var(--type-colour); }}",
+        f".slot-0.type-back {{ background: {'#1d1b22' if sheet.solid_backs else '#fff'}; }}",
+    ]
+    if back_image and MEDIA_PATH.match(back_image):
+        # The party's picture runs on into the bleed, so a cut a little off shows no
+        # white edge. Only a plain media path goes into the <style>.
+        page_css.append(
+            f'.slot-0.type-back {{ background: #fff url("{back_image}") center / cover; }}'
+        )
+    return page_css
+
+
+def _html(pages, page_css, types, *, title, sheet, bleed, back_image, marks) -> str:
+    return render_to_string(
         "print/sheet.html",
         {
             "title": title,
             "pages": pages,
             "marks_url": f"/{pdf.GENERATED}marks.svg" if marks else "",
-            "page_w": _mm(page_w),
-            "page_h": _mm(page_h),
             "bleed": bleed,
             "solid_backs": sheet.solid_backs,
             "back_image": back_image,
@@ -152,10 +216,6 @@ def build_document(
             "static_prefix": settings.STATIC_URL.strip("/") + "/",
         },
     )
-    generated = pictures(faces, types, backs=backs and not back_image, solid=sheet.solid_backs)
-    if marks:
-        generated[pdf.GENERATED + "marks.svg"] = marks_svg(page_w, page_h, marks)
-    return html, zones, generated
 
 
 def pictures(faces: list[Face], types, *, backs: bool, solid: bool) -> dict[str, bytes]:
@@ -208,14 +268,17 @@ def _cut_message(zone: dict) -> str:
     return f"{zone['title']}: its {zone['line']} is too long for the card and is cut; shorten it."
 
 
-def _chunks(faces: list[Face], per_page: int, count: int) -> list[list[Face]]:
-    """Split at page boundaries into at most `count` runs of about equal length."""
-    pages = layout.pages(faces, per_page)
-    count = max(1, min(count, len(pages)))
-    size = -(-len(pages) // count)
-    return [
-        [face for page in pages[i : i + size] for face in page] for i in range(0, len(pages), size)
-    ]
+def distinct(faces: list[Face]) -> tuple[list[Face], list[int]]:
+    """Each face once, in the order first met, and where each of `faces` is among them.
+    Copies are the same Face (layout.with_copies), so they are laid out once."""
+    found: dict[int, int] = {}
+    unique, where = [], []
+    for face in faces:
+        if id(face) not in found:
+            found[id(face)] = len(unique)
+            unique.append(face)
+        where.append(found[id(face)])
+    return unique, where
 
 
 def prepare(
@@ -229,45 +292,91 @@ def prepare(
     png_only: bool = False,
     back_image: str = "",
 ) -> dict:
-    """Everything a render needs, as plain JSON: the documents (a deck of several sheets is
-    split at sheet boundaries, to be rendered side by side) and what the preflight says
-    about each zone. It is built where the request is, so a stored render always matches
-    the data it was asked for; its hash is the cache key (see store.py), and it covers the
-    content of every file the HTML loads, `back_image` (a media URL) included."""
+    """Everything a render needs, as plain JSON: the documents of single cards, each
+    distinct face once (split into a few, to be rendered side by side), the sheets to
+    impose from their pages, and what the preflight says about each zone. It is built
+    where the request is, so a stored render always matches the data it was asked for;
+    its hash is the cache key (see store.py), and it covers the content of every file
+    the HTML loads, `back_image` (a media URL) included."""
     if len(faces) > MAX_FACES:
         raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
     if not faces:
         raise TooManyCards("Nothing to print: the party has no Archon and no Memeyori yet.")
+    unique, where = distinct(faces)
+    # Side by side in a few processes, but not fewer than a sheet's worth of cards each:
+    # a process costs more than laying out a few cards.
     parts = getattr(settings, "PRINT_RENDER_WORKERS", 2)
-    per_page = 1 if bleed else len(sheet.slots)
-    jobs, first_zone = [], 1
-    for number, chunk in enumerate(_chunks(faces, per_page, parts)):
-        html, zones, generated = build_document(
-            chunk,
-            sheet=sheet,
-            backs=backs,
-            bleed=bleed,
-            title=title,
-            first_zone=first_zone,
-            back_image=back_image,
-        )
+    count = max(1, min(parts, -(-len(unique) // layout.PER_SHEET)))
+    size = -(-len(unique) // count)
+    chunks = [unique[i : i + size] for i in range(0, len(unique), size)]
+    marks = not bleed and bool(sheet.marks)
+    jobs, pages, first_zone = [], [], 1
+    for number, chunk in enumerate(chunks):
+        last = number == len(chunks) - 1
+        html, zones, generated = build_cards(
+            chunk, sheet=sheet, back=backs and last, marks=marks and last, bleed=bleed,
+            title=title, first_zone=first_zone, back_image=back_image,
+        )  # fmt: skip
         first_zone += len(zones)
         jobs.append(
             {
                 "html": html,
                 "zones": {str(z): list(v) for z, v in zones.items()},
                 "generated": {name: data.decode() for name, data in generated.items()},
-                "png_dpi": png_dpi if number == 0 else None,
+                "png_dpi": None,
             }
         )
-    return {"jobs": jobs, "zones": _zone_info(faces), "png_only": png_only}
+        pages += [[number, index] for index in range(len(chunk))]
+    extra = len(chunks[-1])
+    back_page = [len(chunks) - 1, extra] if backs else None
+    marks_page = [len(chunks) - 1, extra + int(backs)] if marks else None
+    return {
+        "jobs": jobs,
+        "sheets": impose_sheets(
+            [pages[w] for w in where], sheet=sheet, bleed=bleed, back=back_page, marks=marks_page
+        ),
+        "zones": _zone_info(unique),
+        "png_only": png_only,
+        "png_dpi": png_dpi,
+    }
 
 
-def render_spec(spec: dict) -> PrintResult:
-    """Render a prepared spec in child processes under PRINT_RENDER_TIMEOUT; raises
-    pdf.RenderFailed (or its RenderTimeout) with a reason a person can read."""
+def impose_sheets(
+    cards: list[list[int]], *, sheet: layout.SheetLayout, bleed: bool, back, marks
+) -> list[dict]:
+    """Where each rendered page goes (see pdf.impose): `cards` names the page of each card
+    to print, in order, `back` and `marks` the pages of the back and of the cut marks.
+    Print-shop mode keeps each card's page (bleed, crop marks and all), each followed by
+    the back; a sheet places its cards in the layout's slots and the marks over them, and
+    its backs follow it in the mirrored slots, for a long-edge duplex print."""
+    if bleed:
+        return [{"page": page} for card in cards for page in ([card, back] if back else [card])]
+    pt = layout.PT_PER_MM
+
+    def placed(page: list[int], slot: int) -> list:
+        r = sheet.slots[slot]
+        return [*page, round(r.x * pt, 6), round((sheet.page_h - r.bottom) * pt, 6)]
+
+    size = [round(sheet.page_w * pt, 6), round(sheet.page_h * pt, 6)]
+    over = [[*marks, 0, 0]] if marks else []
+    sheets = []
+    for chunk in layout.pages(cards, len(sheet.slots)):
+        sheets.append({"size": size, "place": [placed(c, i) for i, c in enumerate(chunk)] + over})
+        if back:
+            place = [placed(back, sheet.mirrored_slot(i)) for i in range(len(chunk))]
+            sheets.append({"size": size, "place": place + over})
+    return sheets
+
+
+def render_spec(spec: dict, run=None) -> PrintResult:
+    """Render a prepared spec in child processes under PRINT_RENDER_TIMEOUT (or with
+    `run`, a function from the jobs to their results: the bench renders in its own
+    process) and impose its sheets; raises pdf.RenderFailed (or its RenderTimeout) with a
+    reason a person can read."""
     roots = _roots()
     png_only = spec["png_only"]
+    # A spec queued before imposition has no sheets: its documents' pages are the sheets.
+    sheets = spec.get("sheets")
     jobs = [
         pdf.RenderJob(
             html=job["html"],
@@ -276,11 +385,14 @@ def render_spec(spec: dict) -> PrintResult:
             generated={name: text.encode() for name, text in job["generated"].items()},
             media=_media(job["html"]),
             png_dpi=job["png_dpi"],
-            png_only=png_only,
+            png_only=png_only and sheets is None,
         )
         for job in spec["jobs"]
     ]
-    results = pdf.run_many(jobs, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30))
+    if run is None:
+        results = pdf.run_many(jobs, timeout=getattr(settings, "PRINT_RENDER_TIMEOUT", 30))
+    else:
+        results = run(jobs)
     zones = spec["zones"]
     cut = [z for r in results for z in r.cut]
     steps = {z: step for r in results for z, step in r.steps.items()}
@@ -298,10 +410,17 @@ def render_spec(spec: dict) -> PrintResult:
         for url in refused
         if url.startswith(media)
     ]
+    if sheets is None:
+        document = b"" if png_only else pdf.join_pdfs([r.pdf for r in results])
+        png, pages = results[0].png, sum(r.pages for r in results)
+    else:
+        document = pdf.impose([r.pdf for r in results], sheets)
+        png = pdf.first_page_png(document, spec["png_dpi"]) if spec.get("png_dpi") else None
+        pages = len(sheets)
     return PrintResult(
-        pdf=b"" if png_only else pdf.join_pdfs([r.pdf for r in results]),
-        png=results[0].png,
-        pages=sum(r.pages for r in results),
+        pdf=b"" if png_only else document,
+        png=png,
+        pages=pages,
         preflight=preflight,
         shrunk=shrunk,
         requested=[url for r in results for url in r.requested],

@@ -127,7 +127,10 @@ def serve_or_wait(request, *, kind: str, spec: dict, filename: str, characters=(
     if job.status == Render.Status.DONE:
         return _file_response(job, filename)
     context = _job_context(request, job, back=request.get_full_path())
-    return render(request, WAITING_TEMPLATE, context, status=202)
+    # A failed render says so with its reason, never as one more 202 that a client
+    # polling this URL would wait on (issue 33.8).
+    failed = job.status == Render.Status.FAILED
+    return render(request, WAITING_TEMPLATE, context, status=500 if failed else 202)
 
 
 @require_safe

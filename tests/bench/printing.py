@@ -4,8 +4,15 @@ Runs on a throw-away test database filled by seed_demo. Both sides render in thi
 process (no child process) so the ratio compares layouts; the real path (child processes
 from the warm fork server, as a task worker renders) is shown too, and what a stored
 Mastercard costs a request (prepare, hash, look up, read) against rendering it.
+
+Imposition (issue 33.9): the site lays out each distinct card once and places it on the
+sheets (render.prepare, pdf.impose); `build_document` lays out the whole sheets, every
+copy where it sits, as the site did before. Both are measured in the same run, by CPU
+time in this process: a sheet with nine copies of each move card against one copy, and
+the 60-card deck against its floor (its words alone).
 """
 
+import gc
 import os
 import time
 from html import escape
@@ -127,6 +134,79 @@ def _same_text_html(html: str) -> tuple[str, float]:
     return f"<style>{css}</style>" + "".join(pages), lines
 
 
+def _in_process(jobs):
+    """render_spec's jobs rendered here, one after the other: CPU time of this process."""
+    from cards.printing import pdf
+
+    return [pdf.render_job(job) for job in jobs]
+
+
+def _imposed(faces, **options):
+    """A call that renders `faces` as the site does (distinct cards laid out once, then
+    imposed, and the preview PNG when asked), in this process."""
+    from cards.printing.render import prepare, render_spec
+
+    spec = prepare(faces, **options)
+    return lambda: render_spec(spec, run=_in_process)
+
+
+def _whole_sheets(faces, *, sheet, png_dpi=None):
+    """A call that lays out the whole sheets, every copy where it sits (the site before
+    imposition), in this process: the layout and PDF, and the preview PNG when asked."""
+    import copy
+
+    from cards.printing import pdf
+    from cards.printing.render import _roots, build_document
+
+    faces = [copy.copy(face) for face in faces]  # each copy a card of its own, as it was
+    html, zones, generated = build_document(faces, sheet=sheet, backs=False, bleed=False, title="b")
+    job = pdf.RenderJob(
+        html=html, roots=_roots(), zones=zones, generated=generated, png_dpi=png_dpi
+    )
+    return lambda: pdf.render_job(job)
+
+
+def _least_in_turns(calls: dict, rounds: int) -> dict:
+    """The least CPU time of each call over `rounds` rounds, the calls taken in turns so
+    that a busy spell of the machine falls on all of them alike."""
+    samples = {name: [] for name in calls}
+    for _ in range(1 if QUICK else rounds):
+        for name, call in calls.items():
+            # The garbage of the call before (whole sheets of 212 cards) is collected
+            # here, not charged to the next call.
+            gc.collect()
+            samples[name].append(cpu_timed(call, repeat=1))
+    return {name: min(found) for name, found in samples.items()}
+
+
+def _bench_copies() -> None:
+    """Issue 33.9: nine copies of each move card against one, for the first demo party
+    (the sheet the review saw fail), as the print page renders it (A4, with its preview)."""
+    from cards.models import Party
+    from cards.printing import layout
+    from cards.printing.deck import character_faces, party_characters
+    from cards.printing.views import PREVIEW_DPI
+
+    party = Party.objects.order_by("pk").first()
+    faces = [f for c in party_characters(party) for f in character_faces(c)]
+    sheet = layout.sheet_layout("a4")
+    calls = {}
+    for copies in (1, 9):
+        chosen = layout.with_copies(faces, copies)
+        calls["whole", copies] = _whole_sheets(chosen, sheet=sheet, png_dpi=PREVIEW_DPI)
+        calls["imposed", copies] = _imposed(chosen, sheet=sheet, png_dpi=PREVIEW_DPI)
+    cpu = _least_in_turns(calls, rounds=3)
+    cards = {n: len(layout.with_copies(faces, n)) for n in (1, 9)}
+    for way, label in (("whole", "whole sheets (before imposition)"), ("imposed", "imposed")):
+        ratio = cpu[way, 9] / cpu[way, 1]
+        verdict = ("within" if ratio <= 1.3 else "OVER") + " the goal of 1.3x"
+        print(
+            f"print: {party.name}, 9 copies ({cards[9]} cards) against 1 ({cards[1]} cards),"
+            f" {label}: {cpu[way, 9]:.2f} s against {cpu[way, 1]:.2f} s of CPU,"
+            f" {ratio:.2f}x, {verdict if way == 'imposed' else 'as it was'}"
+        )
+
+
 def bench_print() -> None:
     from django.db import connection
     from weasyprint import HTML
@@ -203,9 +283,43 @@ def bench_print() -> None:
                     f" {min(cpu_same) / min(cpu_plain):.2f}x the plain cards; the design costs"
                     f" {min(cpu_ours) / min(cpu_same):.2f}x its words"
                 )
+                _bench_deck_imposed(chosen, sheet, floor_html=same_html)
+        _bench_copies()
         _bench_stored_mastercard()
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+def _bench_deck_imposed(deck, sheet, *, floor_html: str) -> None:
+    """The 60-card deck imposed (what the site renders now) and laid out as whole sheets,
+    each against its floor (the deck's words alone), in turns; and a deck of 60 cards
+    that are 20 distinct faces three times, against those 20 faces alone."""
+    from weasyprint import HTML
+
+    from cards.printing import layout
+    from cards.printing.render import distinct
+
+    distinct_faces = len(distinct(deck)[0])
+    calls = {
+        "floor": lambda: HTML(string=floor_html).write_pdf(),
+        "whole": _whole_sheets(deck, sheet=sheet),
+        "imposed": _imposed(deck, sheet=sheet),
+        "20 faces": _imposed(deck[:20], sheet=sheet),
+        "20 x 3": _imposed(layout.with_copies(deck[:20], 3), sheet=sheet),
+    }
+    cpu = _least_in_turns(calls, rounds=5)
+    print(
+        f"print: the {len(deck)}-card deck ({distinct_faces} distinct faces) against its floor,"
+        f" in turns: imposed {cpu['imposed']:.2f} s, {cpu['imposed'] / cpu['floor']:.2f}x;"
+        f" whole sheets {cpu['whole']:.2f} s, {cpu['whole'] / cpu['floor']:.2f}x;"
+        f" floor {cpu['floor']:.2f} s"
+    )
+    cards = len(layout.with_copies(deck[:20], 3))
+    print(
+        f"print: a deck of {cards} cards, 20 faces with three copies of each move card,"
+        f" imposed: {cpu['20 x 3']:.2f} s against {cpu['20 faces']:.2f} s for the 20 faces"
+        f" once ({cpu['20 x 3'] / cpu['20 faces']:.2f}x)"
+    )
 
 
 def _bench_stored_mastercard() -> None:
