@@ -151,3 +151,17 @@ def test_a_sides_rating_ignores_the_other_sides_hand_and_every_draw_order():
         enemy.discard = []
         mine.pile.reverse()  # its own draw order is not its to know either
         assert review.rate(other, side, states.made[side], seeds) == before
+
+
+def test_a_battle_of_policies_with_dice_of_their_own_replays_for_the_review():
+    """lookahead 3 and random 2 draw from dice of their own (Policy.dice): the review's
+    replay records their plans with the same dice, so it reaches the log's result."""
+    from battles.engine import review as engine_review
+    from battles.engine.run import input_for, simulate
+    from battles.snapshot import demo_snapshot
+
+    snap = demo_snapshot("Night Shift", "Cold Front")
+    log = simulate(snap, seed=4, policies=("lookahead", "random"))
+    states, result = engine_review.replay_states(input_for(snap), log)
+    assert len(states) >= log["result"]["rounds"] - 1
+    assert result == {0: 1.0, 1: 0.0, None: 0.5}[log["result"]["winner"]]

@@ -156,7 +156,8 @@ class _Recording:
 
     def as_policy(self) -> Policy:
         p = self.policy
-        return Policy(p.name, self.switch, self.summon, self.plays, version=p.version)
+        # The same dice as the policy it records (plan.dice_for), so the replay is the log's.
+        return Policy(p.name, self.switch, self.summon, self.plays, p.version, p.dice)
 
 
 def clone(real, rng: random.Random):
@@ -247,7 +248,7 @@ def replay_states(data: BattleInput, log: dict) -> tuple[list[RoundStates], floa
         if forfeit is not None and forfeit[0] == engine.round:
             winner = 1 - forfeit[1]
             break
-        engine.shown = [(side.resonance, len(side.hand)) for side in engine.sides]
+        plan.begin(engine)  # what each side shows the table as planning begins (Seen)
         planning = clone(engine, random.Random(0))
         made.clear()
         plans = plan.plan_round(engine)
