@@ -54,8 +54,10 @@ class Engine:
         self.chart = data.chart
         self.policies = policies
         self.rng = rng
-        # Where the battle's generator started: the root of the policies' own dice.
-        self._origin = rng.getstate()
+        # Where the battle's generator started: the root of the policies' own dice, taken
+        # only when a policy has dice of its own (a copy of the state is some 10 us).
+        own = any(getattr(p, "dice", "battle") == "own" for p in policies)
+        self._origin = rng.getstate() if own else None
         self._dice_root: bytes | None = None
         self.sides = [Side(i, spec) for i, spec in enumerate(data.sides)]
         self.owners: dict[str, Fighter] = {}
@@ -167,6 +169,8 @@ class Engine:
         the battle's generator started, the round and the side, and by nothing drawn since,
         so neither side's plan or draws can move the other's."""
         if self._dice_root is None:
+            if self._origin is None:
+                raise ValueError("no policy of this battle had dice of its own when it began")
             version, words, gauss = self._origin
             self._dice_root = hashlib.sha256(
                 array("Q", [version, *words]).tobytes() + repr(gauss).encode()
