@@ -143,10 +143,13 @@ def test_the_check_and_its_htmx_partial_follow_the_rules_and_store_nothing(
     cards = affordable_plan(state)[:2]
     spent = services.preview_plan(game, 0, {"switch": None, "summon": False, "cards": cards})
     fields = form_fields(state, cards, ready=1)
-    page = client.get(game.get_absolute_url(), fields)
+    check_url = reverse("play_plan_check", kwargs={"code": game.code})
+    # A POST: the plan and the CSRF token never ride in a URL (issue 31); a GET is refused.
+    assert client.get(check_url, fields).status_code == 405
+    page = client.post(check_url, fields)
     assert page.status_code == 200
     assert f"<strong data-mp-left>{spent['mp_left']}</strong>".encode() in page.content
-    partial = client.get(game.get_absolute_url(), fields, headers={"HX-Request": "true"})
+    partial = client.post(check_url, fields, headers={"HX-Request": "true"})
     text = partial.content.decode()
     assert text.lstrip().startswith('<section id="plan-check"')
     assert f"<strong data-mp-left>{spent['mp_left']}</strong>" in text
@@ -166,6 +169,8 @@ def test_a_hot_seat_game_hands_the_device_over_between_the_sides(client, alice, 
         assert not leaks(first.content.decode(), hand_words(a) | hand_words(b))
         page = client.get(game.get_absolute_url(), {"side": 0, "ready": 1}).content.decode()
         assert leaks(page, hand_words(a)) and not leaks(page, hand_words(b))
+        # The form carries this round (it was empty after the hand-over, issue 31).
+        assert f'name="round" value="{round_no}"' in page
         response = client.post(plan_url(game), form_fields(a, affordable_plan(a), side=0))
         assert response["Location"] == f"{game.get_absolute_url()}?side=1"
         over = client.get(response["Location"]).content.decode()
@@ -279,7 +284,7 @@ def test_the_time_limit_counts_down_and_then_the_ai_plans_for_the_late_side(
     a.force_login(alice)
     game = start(a, sunrise, party_b=night.code, time_limit=60)
     page = a.get(game.get_absolute_url()).content.decode()
-    assert "data-deadline=" in page and "Time to plan" in page
+    assert "data-deadline=" in page and "to plan." in page
     timeout = reverse("play_timeout", kwargs={"code": game.code})
     a.post(timeout)  # early: changes nothing
     assert PlayedPlan.objects.count() == 0
@@ -289,6 +294,44 @@ def test_the_time_limit_counts_down_and_then_the_ai_plans_for_the_late_side(
     assert recorded.by == "timeout"
     game.refresh_from_db()
     assert game.round == 2
+    # The round's page says the AI planned for the absent side, once.
+    watch = a.get(f"{watch_url(game)}?round=1").content.decode()
+    assert watch.count("The time ran out in round 1: the AI (greedy) planned for Sunrise.") == 1
+
+
+def test_a_task_at_the_deadline_resolves_the_round_when_no_page_is_open(
+    alice, bob, sunrise, night, queued_tasks, django_capture_on_commit_callbacks
+):
+    """Bob closed his tab and Alice's page asks for nothing: the task queued for the
+    deadline lets the AI plan for Bob, resolves the round and queues round 2's."""
+    from django_tasks_db.models import DBTaskResult
+
+    from battles.play import clock
+
+    a, b = Client(), Client()
+    a.force_login(alice)
+    b.force_login(bob)
+    with django_capture_on_commit_callbacks(execute=True):
+        game = start(a, sunrise, "friend", time_limit=60)
+        b.post(reverse("play_join", kwargs={"token": game.invite_token}), {"party": night.code})
+    game.refresh_from_db()
+    queued = DBTaskResult.objects.get()
+    assert queued.task_path.endswith("clock.expire_round")
+    assert abs((queued.run_after - clock.deadline(game)).total_seconds()) < 1
+    state = services.game_state(game, 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        a.post(plan_url(game), form_fields(state, affordable_plan(state)))
+    # Early, it changes nothing.
+    assert clock.expire_round.call(game.code, "") is False
+    assert PlayedPlan.objects.filter(game=game).count() == 1
+    Game.objects.filter(pk=game.pk).update(round_started_at=timezone.now() - timedelta(seconds=61))
+    with django_capture_on_commit_callbacks(execute=True) as published:
+        assert clock.expire_round.call(game.code, "") is True
+    assert published  # the live "changed" and the next deadline, after the write
+    game.refresh_from_db()
+    assert game.round == 2
+    assert PlayedPlan.objects.get(game=game, round=1, side=1).by == "timeout"
+    assert DBTaskResult.objects.filter(run_after__gt=timezone.now()).count() >= 1
 
 
 def test_a_revoked_invite_link_says_it_no_longer_works(client, alice, bob, sunrise, night):

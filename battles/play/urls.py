@@ -16,6 +16,7 @@ urlpatterns = [
     path("presented/<str:token>/", views.play_presented, name="play_presented"),
     path("<str:code>/", views.play_game, name="play_game"),
     path("<str:code>/plan/", views.play_plan, name="play_plan_form"),
+    path("<str:code>/plan/check/", views.play_plan_check, name="play_plan_check"),
     path("<str:code>/watch/", views.play_watch, name="play_watch"),
     path("<str:code>/forfeit/", views.play_forfeit, name="play_forfeit"),
     path("<str:code>/timeout/", views.play_timeout, name="play_timeout"),

@@ -9,7 +9,6 @@ does not play read as a count (watch.py).
 
 import hashlib
 from dataclasses import dataclass
-from datetime import timedelta
 
 from asgiref.sync import sync_to_async
 from django.contrib import messages
@@ -38,7 +37,7 @@ from memeyori_site.confirm import confirm_page
 from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
-from . import present, presenting, services, watch
+from . import clock, present, presenting, services, watch
 from .forms import JoinForm, NewGameForm, PlanForm, ShareGameForm, TableGameForm
 from .models import Game, GameKind, GameStatus
 
@@ -79,17 +78,11 @@ def _hidden(sides: list[int]) -> set[int]:
     return set(SIDES) - set(sides)
 
 
-def _deadline(game: Game):
-    if not game.time_limit or game.round_started_at is None:
-        return None
-    return game.round_started_at + timedelta(seconds=game.time_limit)
-
-
 def _common(request, game: Game, sides: list[int]) -> dict:
     return {
         "game": game,
         "sides": sides,
-        "deadline": _deadline(game),
+        "deadline": clock.deadline(game),
         "live": _live_urls(request, game, shared=False),
         "is_creator": request.user.pk == game.created_by_id,
     }
@@ -119,6 +112,7 @@ def play_new(request):
         except ValidationError as e:
             form.add_error(None, e)
         else:
+            clock.schedule(game)
             return redirect(game)
     return render(
         request, "battles/play/new.html", {"form": form}, status=400 if form.errors else 200
@@ -149,6 +143,7 @@ def play_table_new(request, table_code):
         except ValidationError as e:
             form.add_error(None, e)
         else:
+            clock.schedule(game)
             messages.success(
                 request,
                 f"The game is on: {game.user_a.username} plans {game.name_a}, "
@@ -188,6 +183,7 @@ def play_join(request, token):
         except ValidationError as e:
             form.add_error(None, e)
         else:
+            clock.schedule(game)
             return redirect(game)
     return render(
         request,
@@ -289,7 +285,9 @@ def play_game(request, code):
     elif len(sides) == 2 and request.GET.get("ready") != "1":
         page = "handover"
     else:
-        return _plan_page(request, game, sides, side, state, data=request.GET or None)
+        # A plain page: the form unbound, so its hidden round is this round (the hot-seat
+        # hand-over's ?side=&ready= are no plan; binding them emptied the round, issue 31).
+        return _plan_page(request, game, sides, side, state)
     context = _page_context(request, game, sides, side, state) | {"page": page}
     if page == "waiting":
         context["own_plan"] = present.plan_words(state["plan"], state)
@@ -328,7 +326,9 @@ def _rematch_url(game: Game, side: int, user) -> str:
     return f"{reverse('play_new')}?{query}"
 
 
-def _plan_page(request, game, sides, side, state, *, data=None, refusal=None, status=200):
+def _plan_page(
+    request, game, sides, side, state, *, data=None, refusal=None, status=200, check_only=False
+):
     """The plan page; with `data` (the form's fields, from a check or a refused post) its
     running totals and refusals by the card. Nothing is stored."""
     form = PlanForm(data, state=state)
@@ -363,9 +363,27 @@ def _plan_page(request, game, sides, side, state, *, data=None, refusal=None, st
         },
     }
     template = "battles/play/game.html"
-    if request.htmx and request.method != "POST":  # a check (GET or HEAD)
+    if request.htmx and check_only:
         template += "#plan-check"
     return render(request, template, context, status=status)
+
+
+@require_post
+@login_required
+def play_plan_check(request, code):
+    """The live plan check (and the no-script "Check the plan"): a POST, so neither the
+    plan nor the CSRF token lands in a URL or an access log. Nothing is stored. A check
+    for a round that is no longer planned (the other side's submit resolved it, the clock
+    ran out) sends the page on to the game instead of swapping in another round's hand."""
+    game, sides = _player_game(request, code)
+    side = _which_side(request, game, sides, lambda s: services.game_state(game, s))
+    state = services.game_state(game, side)
+    if state["status"] != "planning" or request.POST.get("round") != str(state["round"]):
+        url = f"{game.get_absolute_url()}?after={request.POST.get('round', '')}"
+        if request.htmx:
+            return HttpResponse(status=204, headers={"HX-Redirect": url})
+        return redirect(url)
+    return _plan_page(request, game, sides, side, state, data=request.POST, check_only=True)
 
 
 @require_post
@@ -396,6 +414,9 @@ def play_plan(request, code):
             action_url=game.get_absolute_url(),
             action_label="Open the game",
         )
+    game.refresh_from_db()
+    if after["round"] > round_no:
+        clock.schedule(game)
     if after["round"] > round_no or after["status"] == "finished":
         return redirect(_watch_url(game, round_no))
     if len(sides) == 2:
@@ -440,7 +461,8 @@ def play_timeout(request, code):
     game = _game(code)
     if not _sides_of(game, request.user) and not services.can_watch(game, request.user):
         raise Http404
-    services.expire_time_limit(game)
+    if services.expire_time_limit(game):
+        clock.schedule(game)
     return redirect(game if _sides_of(game, request.user) else _watch_url(game, None))
 
 
@@ -496,7 +518,11 @@ def _watch(request, game: Game, sides: list[int], base_url: str, *, shared: bool
             if shared
             else reverse("play_follow", kwargs={"code": game.code})
         ),
-        "deadline": _deadline(game),
+        "deadline": clock.deadline(game),
+        "timeouts": [
+            {"round": r, "names": " and ".join((game.name_a, game.name_b)[s] for s in sides_out)}
+            for r, sides_out in clock.timed_out(game).items()
+        ],
         "live": _live_urls(request, game, shared=shared),
         "is_creator": request.user.pk == game.created_by_id,
         "share_url": (
