@@ -165,7 +165,7 @@ def test_a_hot_seat_game_hands_the_device_over_between_the_sides(client, alice, 
     for round_no in (1, 2):
         a, b = services.game_state(game, 0), services.game_state(game, 1)
         first = client.get(game.get_absolute_url())
-        assert b"Hand the device to Sunrise" in first.content
+        assert b"Hand the device to the player of Sunrise" in first.content
         assert not leaks(first.content.decode(), hand_words(a) | hand_words(b))
         page = client.get(game.get_absolute_url(), {"side": 0, "ready": 1}).content.decode()
         assert leaks(page, hand_words(a)) and not leaks(page, hand_words(b))
@@ -174,7 +174,7 @@ def test_a_hot_seat_game_hands_the_device_over_between_the_sides(client, alice, 
         response = client.post(plan_url(game), form_fields(a, affordable_plan(a), side=0))
         assert response["Location"] == f"{game.get_absolute_url()}?side=1"
         over = client.get(response["Location"]).content.decode()
-        assert "Hand the device to Dusk" in over
+        assert "Hand the device to the player of Dusk" in over
         # Side A's plan and hand stay off the screen side B's player is handed.
         assert not leaks(over, hand_words(a) | hand_words(b))
         page = client.get(game.get_absolute_url(), {"side": 1, "ready": 1}).content.decode()
