@@ -51,7 +51,8 @@ def play_hot_seat_to_the_end(page, base_url: str, game: Game, *, keyboard: bool,
             state = services.game_state(game, side)
             other = services.game_state(game, 1 - side)
             # The hand-over: nobody's hand on screen while the device changes hands.
-            expect(page.get_by_role("heading", name=f"Hand the device to the player of {names[side]}")).to_be_visible()
+            heading = f"Hand the device to the player of {names[side]}"
+            expect(page.get_by_role("heading", name=heading)).to_be_visible()
             handover = page.content()
             assert not leaks(handover, hand_words(state) | hand_words(other))
             if round_no == 1:

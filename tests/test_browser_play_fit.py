@@ -19,17 +19,19 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SLACK_PX = 1
 
 CELLS_OUTSIDE_THEIR_CARD = """() => {
+  const SLACK = %SLACK%;
   const out = [];
   for (const card of document.querySelectorAll(".play-card")) {
     const box = card.getBoundingClientRect();
     for (const cell of card.querySelectorAll("th, td")) {
       const r = cell.getBoundingClientRect();
       if (r.width === 0) continue;  // folded away (a closed <details>)
-      if (r.right > box.right + %d || r.left < box.left - %d) out.push(cell.textContent.trim());
+      const outside = r.right > box.right + SLACK || r.left < box.left - SLACK;
+      if (outside) out.push(cell.textContent.trim());
     }
   }
   return out;
-}""" % (SLACK_PX, SLACK_PX)
+}""".replace("%SLACK%", str(SLACK_PX))
 
 
 def journey_pages(live_server, alice, bob, types) -> dict[str, tuple[object, str]]:
@@ -123,9 +125,9 @@ def test_on_a_phone_the_plan_bar_stays_in_view_and_the_menu_folds(
         # Each card's odds fold into one line; the whole table is a tap away.
         first = page.locator(".play-card").filter(has=page.locator("table.odds")).first
         expect(first.locator(".odds-line")).to_be_visible()
-        expect(first.locator("table.odds")).to_be_hidden()
+        expect(first.locator(".odds-list")).to_be_hidden()
         first.locator(".odds-more > summary").click()
-        expect(first.locator("table.odds")).to_be_visible()
+        expect(first.locator(".odds-list")).to_be_visible()
         screenshot(page, "fit-phone-odds-open")
     finally:
         context.close()
@@ -138,3 +140,38 @@ def test_on_a_phone_the_plan_bar_stays_in_view_and_the_menu_folds(
         expect(page.locator("table.odds").first).to_be_visible()
     finally:
         context.close()
+
+
+def test_the_demo_parties_plan_pages_fit_a_phone_and_a_laptop(_browser, live_server):
+    """The demo's parties have the longest names and Tier 3 cards: each one's plan page
+    (hot-seat, side A's hand) fits both screens, no cell outside its card."""
+    from django.contrib.auth import get_user_model
+
+    from cards.models import Party
+    from tests.conftest import seed_demo_with_login
+
+    seed_demo_with_login()
+    demo = get_user_model().objects.get(username="demo")
+    parties = list(Party.objects.filter(owner=demo, slots__isnull=False).distinct())
+    games = [
+        services.start_game(user=demo, party=a, opponent="hotseat", party_b=parties[i - 1], seed=i)
+        for i, a in enumerate(parties)
+    ]
+    found = {}
+    for label, size in (("phone", PHONE), ("desktop", DESKTOP)):
+        context, page = signed_in(_browser, live_server.url, demo, **size)
+        try:
+            for game in games:
+                page.goto(f"{live_server.url}{game.get_absolute_url()}?side=0&ready=1")
+                width = page.evaluate("document.documentElement.scrollWidth")
+                cut = page.evaluate(CELLS_OUTSIDE_THEIR_CARD)
+                print(f"{label:8} plan of {game.name_a:24} scrollWidth {width}")
+                if width > size["viewport"]["width"] or cut:
+                    found[label, game.name_a] = (width, cut)
+                page.locator(".play-card.wide").first.scroll_into_view_if_needed()
+                if label == "phone":
+                    page.locator(".play-card.wide .odds-more > summary").first.click()
+                screenshot(page, f"fit-{label}-demo-{game.name_a}", a11y=False)
+        finally:
+            context.close()
+    assert found == {}
