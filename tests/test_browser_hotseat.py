@@ -98,7 +98,7 @@ def test_a_whole_hot_seat_game_is_played_to_its_end_through_the_page(
         # Started from the form, as a person would.
         page.goto(f"{live_server.url}/play/new/?party={embers.code}")
         page.get_by_label("Hot-seat: you plan both sides on this device").check()
-        page.get_by_label("The other party").select_option(dusk.code)
+        page.get_by_label("The other party").select_option(str(dusk.code))
         page.get_by_role("button", name="Start the game").click()
         game = Game.objects.get()
         rounds = play_hot_seat_to_the_end(
