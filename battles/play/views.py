@@ -414,9 +414,10 @@ def play_plan(request, code):
             action_url=game.get_absolute_url(),
             action_label="Open the game",
         )
+    # The round's deadline task (again, if one is queued: a second run changes nothing),
+    # or the next round's when this plan resolved it.
     game.refresh_from_db()
-    if after["round"] > round_no:
-        clock.schedule(game)
+    clock.schedule(game)
     if after["round"] > round_no or after["status"] == "finished":
         return redirect(_watch_url(game, round_no))
     if len(sides) == 2:
