@@ -63,7 +63,7 @@ class NewGameForm(forms.Form):
         help_text="Leave empty for a random one. The seed and the plans replay the game.",
     )
 
-    PREFILL = ("party", "party_b", "opponent", "policy_b")
+    PREFILL = ("party", "party_b", "opponent", "policy_b", "seed")
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)

@@ -37,7 +37,7 @@ from memeyori_site.confirm import confirm_page
 from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
-from . import clock, present, presenting, services, watch
+from . import clock, present, presenting, rematch, services, watch
 from .forms import JoinForm, NewGameForm, PlanForm, ShareGameForm, TableGameForm
 from .models import Game, GameKind, GameStatus
 
@@ -126,7 +126,9 @@ def play_table_new(request, table_code):
     table = get_table_for_member(request.user, table_code)
     if table is None or table.gm_id != request.user.pk:
         raise Http404
-    form = TableGameForm(request.POST or None, table=table)
+    # A rematch's link names the pairing (rematch.py).
+    prefill = {k: v for k, v in request.GET.items() if k in ("party_a", "party_b")}
+    form = TableGameForm(request.POST or None, table=table, initial=prefill)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
@@ -292,7 +294,7 @@ def play_game(request, code):
     if page == "waiting":
         context["own_plan"] = present.plan_words(state["plan"], state)
     if page == "finished":
-        context["rematch_url"] = _rematch_url(game, side, request.user)
+        context["rematch"] = rematch.links(game, request.user)
     return render(request, "battles/play/game.html", context)
 
 
@@ -308,22 +310,6 @@ def _page_context(request, game, sides, side, state) -> dict:
     if game.snapshot:
         context["mine"], context["enemy"] = present.field_sides(state, types)
     return context
-
-
-def _rematch_url(game: Game, side: int, user) -> str:
-    """The start form, filled as this game was: the same parties against the AI or in
-    hot-seat; a new invite with the same party for a friend game (its creator's)."""
-    if game.created_by_id != user.pk or not game.party_a:
-        return ""
-    query = f"party={game.party_a.code}&opponent={game.kind}"
-    if game.kind == GameKind.FRIEND:
-        return f"{reverse('play_new')}?{query}"
-    if game.kind not in (GameKind.AI, GameKind.HOTSEAT) or not game.party_b:
-        return ""
-    query += f"&party_b={game.party_b.code}"
-    if game.kind == GameKind.AI:
-        query += f"&policy_b={game.policy_b}"
-    return f"{reverse('play_new')}?{query}"
 
 
 def _plan_page(
