@@ -126,6 +126,9 @@ def test_a_plan_over_the_mp_with_the_surcharge_is_refused_by_the_card_and_nothin
     assert response.status_code == 400
     html = response.content.decode()
     assert "Not submitted: the rules refuse this plan" in html
+    # Its totals are the refused plan's, not the untouched MP (issue 31.5).
+    assert f"<strong data-mp-left>{total['mp_left']}</strong>" in html
+    assert f"<strong data-mp-left>{state['mp']}</strong>" not in html
     refused_id, reasons = next(iter(total["by_card"].items()))
     assert reasons[0] in html
     # The reason sits by its card, not only at the top.

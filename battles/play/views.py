@@ -327,7 +327,9 @@ def _plan_page(
         checked = services.checked_plan(game, side, form.plan())
         if checked is not None:
             costs = checked.costs
-            check = check or services.plan_totals(checked)
+            # The totals are always this plan's (a refusal showed the untouched MP beside
+            # its "1 MP left"); a refused post keeps its own refusals.
+            check = services.plan_totals(checked) | (refusal or {})
     check = check or {}
     if form.is_bound and form.is_valid():
         cards = form.plan()["cards"]
