@@ -44,10 +44,16 @@ LOGIN = 302  # a visitor is sent to sign in
 def test_the_game_page_and_its_plan_post_are_for_its_two_players_only(world):
     game = world["game"]
     page = game.get_absolute_url()
+    # The GM and the table's members may watch: the game's page sends them there
+    # (issue 31.5: the GM's own table game was a 404); their plans are refused below.
     assert statuses(world, "get", page) == {
-        "gm": 404, "player_a": 200, "player_b": 200, "member": 404, "stranger": 404,
+        "gm": 302, "player_a": 200, "player_b": 200, "member": 302, "stranger": 404,
         "visitor": LOGIN,
     }  # fmt: skip
+    watch = reverse("play_watch", kwargs={"code": game.code})
+    for role in ("gm", "member"):
+        sent = world["clients"][role].get(page, follow=True)
+        assert sent.redirect_chain == [(watch, 302)] and sent.status_code == 200
     post = reverse("play_plan_form", kwargs={"code": game.code})
     got = statuses(world, "post", post, {"round": 1})
     assert got["gm"] == got["member"] == got["stranger"] == 404 and got["visitor"] == LOGIN

@@ -374,7 +374,9 @@ def test_the_gm_pairs_two_members_parties_and_each_plans_their_own_side(client, 
     assert (game.user_a, game.user_b, game.table) == (alice, bob, table)
     # The GM watches (a table member) but plans neither side.
     assert client.get(watch_url(game)).status_code == 200
-    assert client.get(game.get_absolute_url()).status_code == 404
+    # The game's own page sends the GM to watch it (it was a 404, issue 31.5).
+    assert client.get(game.get_absolute_url())["Location"] == watch_url(game)
+    assert client.post(plan_url(game), {"round": 1}).status_code == 404
     a = Client()
     a.force_login(alice)
     page = a.get(game.get_absolute_url()).content.decode()
@@ -445,3 +447,12 @@ def test_a_summon_without_8_resonance_is_refused_in_words_and_a_switch_is_offere
     client.post(plan_url(game), form_fields(state, [], switch=f"{out}:{inn}"))
     recorded = PlayedPlan.objects.get(game=game, round=1, side=0)
     assert recorded.plan["switch"] == [out, inn]
+
+
+def test_the_home_page_says_you_can_play(client, alice):
+    for reader in (None, alice):
+        if reader is not None:
+            client.force_login(reader)
+        html = client.get(reverse("home")).content.decode()
+        assert f'href="{reverse("play_new")}">Play a game</a>' in html
+        assert "against the AI, a friend" in html

@@ -262,7 +262,13 @@ def _which_side(request, game: Game, sides: list[int], state_of) -> int:
 @vary_on_headers("HX-Request")
 @login_required
 def play_game(request, code):
-    game, sides = _player_game(request, code)
+    game = _game(code)
+    sides = _sides_of(game, request.user)
+    if not sides:
+        # Someone who may watch (a table's GM or member) gets the watch page, not a 404.
+        if services.can_watch(game, request.user):
+            return redirect(_watch_url(game, None))
+        raise Http404
     states = {}
 
     def state_of(side):
