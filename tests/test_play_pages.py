@@ -456,3 +456,24 @@ def test_the_home_page_says_you_can_play(client, alice):
         html = client.get(reverse("home")).content.decode()
         assert f'href="{reverse("play_new")}">Play a game</a>' in html
         assert "against the AI, a friend" in html
+
+
+def test_a_check_for_a_round_that_resolved_meanwhile_sends_the_page_on_instead_of_a_new_hand(
+    alice, bob, sunrise, night
+):
+    """Bob's submit resolved round 1 while Alice's check was on its way: her check must
+    not swap in round 2's cards (htmx:oobErrorNoTarget #cost-A1-1, issue 31.5)."""
+    game, a, b = two_players(alice, bob, sunrise, night)
+    check_url = reverse("play_plan_check", kwargs={"code": game.code})
+    mine = services.game_state(game, 0)
+    fields = form_fields(mine, affordable_plan(mine)[:1])
+    live = a.post(check_url, fields, headers={"HX-Request": "true"})
+    assert live.status_code == 200 and 'hx-swap-oob="true"' in live.content.decode()
+    assert a.post(plan_url(game), form_fields(mine, [])).status_code == 302
+    theirs = services.game_state(game, 1)
+    assert b.post(plan_url(game), form_fields(theirs, [])).status_code == 302
+    late = a.post(check_url, fields, headers={"HX-Request": "true"})
+    assert late.status_code == 204
+    assert late["HX-Redirect"] == f"{game.get_absolute_url()}?after=1"
+    # Without htmx, the same: to the game, which shows the round that resolved.
+    assert a.post(check_url, fields)["Location"] == f"{game.get_absolute_url()}?after=1"
