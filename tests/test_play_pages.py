@@ -477,3 +477,47 @@ def test_a_check_for_a_round_that_resolved_meanwhile_sends_the_page_on_instead_o
     assert late["HX-Redirect"] == f"{game.get_absolute_url()}?after=1"
     # Without htmx, the same: to the game, which shows the round that resolved.
     assert a.post(check_url, fields)["Location"] == f"{game.get_absolute_url()}?after=1"
+
+
+def test_a_plan_can_be_taken_back_until_the_other_side_has_planned(alice, bob, sunrise, night):
+    game, a, b = two_players(alice, bob, sunrise, night)
+    cancel_url = reverse("play_cancel", kwargs={"code": game.code})
+    mine = services.game_state(game, 0)
+    assert a.post(plan_url(game), form_fields(mine, affordable_plan(mine))).status_code == 302
+    waiting = a.get(game.get_absolute_url()).content.decode()
+    assert "Waiting for the other side" in waiting and "Take back my plan" in waiting
+    # Nobody else can take it back; a GET changes nothing.
+    stranger = Client()
+    stranger.force_login(make_user("dee"))
+    assert stranger.post(cancel_url).status_code == 404
+    assert a.get(cancel_url).status_code == 405
+    assert PlayedPlan.objects.filter(game=game).count() == 1
+    taken = a.post(cancel_url, follow=True)
+    assert "Your plan for round 1 is taken back" in taken.content.decode()
+    assert "Submit the plan for round 1" in taken.content.decode()
+    assert not PlayedPlan.objects.filter(game=game).exists()
+    # Bob's view of it is what it was: nothing of Alice's hand or plan.
+    assert not leaks(b.get(game.get_absolute_url()).content.decode(), hand_words(mine))
+    # Planned again, and then Bob plans: the round resolves; there is nothing to take back.
+    assert a.post(plan_url(game), form_fields(mine, [])).status_code == 302
+    theirs = services.game_state(game, 1)
+    assert b.post(plan_url(game), form_fields(theirs, [])).status_code == 302
+    refused = a.post(cancel_url, follow=True).content.decode()
+    assert "You have no plan in for round 2 to take back." in refused
+    assert PlayedPlan.objects.filter(game=game).count() == 2
+
+
+def test_a_plan_cannot_be_taken_back_once_the_time_is_up(alice, bob, sunrise, night):
+    from django.core.exceptions import ValidationError
+
+    from battles.play.cancel import cancel_plan
+
+    game, a, b = two_players(alice, bob, sunrise, night)
+    Game.objects.filter(pk=game.pk).update(time_limit=60)
+    mine = services.game_state(game, 0)
+    a.post(plan_url(game), form_fields(mine, []))
+    Game.objects.filter(pk=game.pk).update(round_started_at=timezone.now() - timedelta(seconds=61))
+    game.refresh_from_db()
+    with pytest.raises(ValidationError, match="The time for round 1 is up"):
+        cancel_plan(game, 0)
+    assert PlayedPlan.objects.filter(game=game, side=0).exists()

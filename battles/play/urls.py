@@ -19,6 +19,7 @@ urlpatterns = [
     path("<str:code>/plan/check/", views.play_plan_check, name="play_plan_check"),
     path("<str:code>/watch/", views.play_watch, name="play_watch"),
     path("<str:code>/forfeit/", views.play_forfeit, name="play_forfeit"),
+    path("<str:code>/cancel/", views.play_cancel, name="play_cancel"),
     path("<str:code>/timeout/", views.play_timeout, name="play_timeout"),
     path("<str:code>/invite/", views.play_invite, name="play_invite"),
     path("<str:code>/share/", views.play_share, name="play_share"),

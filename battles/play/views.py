@@ -37,7 +37,7 @@ from memeyori_site.confirm import confirm_page
 from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
-from . import clock, present, presenting, rematch, services, watch
+from . import cancel, clock, present, presenting, rematch, services, watch
 from .forms import JoinForm, NewGameForm, PlanForm, ShareGameForm, TableGameForm
 from .models import Game, GameKind, GameStatus
 
@@ -416,6 +416,24 @@ def play_plan(request, code):
         return redirect(_watch_url(game, round_no))
     if len(sides) == 2:
         return redirect(f"{game.get_absolute_url()}?side={1 - side}")
+    return redirect(game)
+
+
+@require_post
+@login_required
+def play_cancel(request, code):
+    """Take back this side's submitted plan while the other side has not planned (a
+    service of its own, cancel.py); then the plan page again."""
+    game, sides = _player_game(request, code)
+    side = _which_side(request, game, sides, lambda s: services.game_state(game, s))
+    try:
+        round_no = cancel.cancel_plan(game, side)
+    except ValidationError as e:
+        messages.error(request, " ".join(e.messages))
+        return redirect(game)
+    messages.info(request, f"Your plan for round {round_no} is taken back: plan it again.")
+    if len(sides) == 2:
+        return redirect(f"{game.get_absolute_url()}?side={side}&ready=1")
     return redirect(game)
 
 
