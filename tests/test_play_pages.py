@@ -521,3 +521,44 @@ def test_a_plan_cannot_be_taken_back_once_the_time_is_up(alice, bob, sunrise, ni
     with pytest.raises(ValidationError, match="The time for round 1 is up"):
         cancel_plan(game, 0)
     assert PlayedPlan.objects.filter(game=game, side=0).exists()
+
+
+def test_a_friend_is_challenged_by_name_and_the_invite_works_for_them_alone(
+    alice, bob, sunrise, night
+):
+    a, b, dee = Client(), Client(), Client()
+    a.force_login(alice)
+    b.force_login(bob)
+    dee.force_login(make_user("dee"))
+    game = start(a, sunrise, "friend")
+    url = reverse("play_challenge", kwargs={"code": game.code})
+    invite = a.get(game.get_absolute_url()).content.decode()
+    assert "Copy the link" in invite and url in invite
+    # A name nobody has: said by the field, nothing changed.
+    wrong = a.post(url, {"username": "bobb"})
+    assert (
+        wrong.status_code == 400
+        and "Nobody here is called &#x27;bobb&#x27;" in wrong.content.decode()
+    )
+    assert a.post(url, {"username": "alice"}).status_code == 400
+    # Only the game's creator challenges.
+    assert b.post(url, {"username": "bob"}).status_code == 404
+    game.refresh_from_db()
+    assert game.user_b is None
+    assert a.post(url, {"username": "BOB"})["Location"] == game.get_absolute_url()
+    game.refresh_from_db()
+    assert game.user_b == bob and game.status == "waiting"
+    assert "You challenged <strong>bob</strong>" in a.get(game.get_absolute_url()).content.decode()
+    # Bob finds it in his games, and the game's page takes him to the join form.
+    join = reverse("play_join", kwargs={"token": game.invite_token})
+    games = b.get(reverse("play_list")).content.decode()
+    assert "Challenges for you (1)" in games and join in games
+    assert "No game is waiting on anyone else." in games  # not twice
+    assert b.get(game.get_absolute_url())["Location"] == join
+    # Anyone else holding the link is told it is not theirs; nothing in their games.
+    assert "This invite is for someone else" in dee.get(join).content.decode()
+    assert dee.post(join, {"party": night.code}).status_code == 404
+    assert "Challenges for you" not in dee.get(reverse("play_list")).content.decode()
+    assert b.post(join, {"party": night.code})["Location"] == game.get_absolute_url()
+    game.refresh_from_db()
+    assert (game.status, game.user_b, game.party_b) == ("planning", bob, night)

@@ -125,6 +125,15 @@ class JoinForm(forms.Form):
             self.initial["party"] = own[0].code
 
 
+class ChallengeForm(forms.Form):
+    username = forms.CharField(
+        max_length=150,
+        label="Or challenge someone by their user name",
+        help_text="The game shows in their games, ready to join; the link works for them alone.",
+        error_messages={"required": "Type the user name of the person you challenge."},
+    )
+
+
 class ShareGameForm(forms.Form):
     action = forms.ChoiceField(choices=[("share", "share"), ("revoke", "revoke")])
 

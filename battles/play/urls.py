@@ -22,6 +22,7 @@ urlpatterns = [
     path("<str:code>/cancel/", views.play_cancel, name="play_cancel"),
     path("<str:code>/timeout/", views.play_timeout, name="play_timeout"),
     path("<str:code>/invite/", views.play_invite, name="play_invite"),
+    path("<str:code>/challenge/", views.play_challenge, name="play_challenge"),
     path("<str:code>/share/", views.play_share, name="play_share"),
     path("<str:code>/present/", views.play_present, name="play_present"),
     path("<str:code>/follow/", views.play_follow, name="play_follow"),

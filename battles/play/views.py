@@ -37,8 +37,8 @@ from memeyori_site.confirm import confirm_page
 from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
-from . import cancel, clock, present, presenting, rematch, services, watch
-from .forms import JoinForm, NewGameForm, PlanForm, ShareGameForm, TableGameForm
+from . import cancel, challenge, clock, present, presenting, rematch, services, watch
+from .forms import ChallengeForm, JoinForm, NewGameForm, PlanForm, ShareGameForm, TableGameForm
 from .models import Game, GameKind, GameStatus
 
 SIDES = (0, 1)
@@ -178,6 +178,14 @@ def play_join(request, token):
     if request.user.pk == game.created_by_id:
         messages.info(request, "This is your own invite: send it to the friend you play.")
         return redirect(game)
+    if challenge.addressed_to_other(game, request.user):
+        raise DeadLink(
+            "This invite is for someone else",
+            "Whoever sent it challenged another player by name. Ask them for an invite of "
+            "your own.",
+            action_url=reverse("play_list"),
+            action_label="Go to your games",
+        )
     form = JoinForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
         try:
@@ -203,6 +211,32 @@ def _dead_invite() -> DeadLink:
         action_url=reverse("play_list"),
         action_label="Go to your games",
     )
+
+
+@require_post
+@login_required
+def play_challenge(request, code):
+    """The creator of a friend game addresses its invite to a user by name."""
+    game = _game(code)
+    if game.created_by_id != request.user.pk or game.kind != GameKind.FRIEND:
+        raise Http404
+    form = ChallengeForm(request.POST)
+    if form.is_valid():
+        try:
+            user = challenge.challenge(game, request.user, form.cleaned_data["username"])
+        except ValidationError as e:
+            form.add_error("username", e)
+        else:
+            messages.success(
+                request, f"{user.username} is challenged: the game waits in their games."
+            )
+            return redirect(game)
+    state = services.game_state(game, 0)
+    context = _page_context(request, game, [0], 0, state) | {
+        "page": "invite",
+        "challenge_form": form,
+    }
+    return render(request, "battles/play/game.html", context, status=400)
 
 
 @allow("GET", "POST")
@@ -239,7 +273,8 @@ def play_invite(request, code):
 @require_safe
 @login_required
 def play_list(request):
-    return render(request, "battles/play/list.html", {"games": services.my_games(request.user)})
+    games = challenge.split_challenges(services.my_games(request.user), request.user)
+    return render(request, "battles/play/list.html", {"games": games})
 
 
 # --- The game page: plan, hand over, wait, or the end ------------------------------------
@@ -264,6 +299,8 @@ def _which_side(request, game: Game, sides: list[int], state_of) -> int:
 def play_game(request, code):
     game = _game(code)
     sides = _sides_of(game, request.user)
+    if challenge.is_challenged(game, request.user):
+        return redirect("play_join", token=game.invite_token)
     if not sides:
         # Someone who may watch (a table's GM or member) gets the watch page, not a 404.
         if services.can_watch(game, request.user):
@@ -297,6 +334,8 @@ def play_game(request, code):
         # hand-over's ?side=&ready= are no plan; binding them emptied the round, issue 31).
         return _plan_page(request, game, sides, side, state)
     context = _page_context(request, game, sides, side, state) | {"page": page}
+    if page == "invite":
+        context["challenge_form"] = ChallengeForm()
     if page == "waiting":
         context["own_plan"] = present.plan_words(state["plan"], state)
     if page == "finished":

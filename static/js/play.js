@@ -118,6 +118,24 @@
     tick();
   }
 
+  // The invite's "Copy the link": the clipboard where it may be written, else the link
+  // selected for the reader to copy.
+  document.querySelectorAll("[data-copy]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var field = document.querySelector(button.getAttribute("data-copy"));
+      var said = button.parentNode.querySelector("[data-copied]");
+      var done = function (text) { if (said) said.textContent = text; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(field.value).then(
+          function () { done("Copied."); },
+          function () { field.select(); done("Selected: copy it with your keyboard or menu."); });
+      } else {
+        field.select();
+        done("Selected: copy it with your keyboard or menu.");
+      }
+    });
+  });
+
   // A plan in progress survives a reload: its choices are kept in this tab's
   // sessionStorage under the game, round and side (never sent anywhere), put back on a
   // fresh page, and dropped when the plan is submitted.
