@@ -175,3 +175,22 @@ def test_the_demo_parties_plan_pages_fit_a_phone_and_a_laptop(_browser, live_ser
         finally:
             context.close()
     assert found == {}
+
+
+def test_the_invite_links_copy_button_puts_the_link_on_the_clipboard(
+    _browser, live_server, alice, types
+):
+    sun = make_side(alice, types, "Sunrise", prefix="Sun")
+    game = services.start_game(user=alice, party=sun, opponent="friend")
+    context, page = signed_in(_browser, live_server.url, alice, **PHONE)
+    try:
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+        page.goto(f"{live_server.url}{game.get_absolute_url()}")
+        page.get_by_role("button", name="Copy the link").click()
+        expect(page.locator("[data-copied]")).to_have_text("Copied.")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied == page.locator("#invite-link").input_value()
+        assert f"/play/join/{game.invite_token}/" in copied
+        screenshot(page, "fit-phone-invite-copied")
+    finally:
+        context.close()
