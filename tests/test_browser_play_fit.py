@@ -3,6 +3,8 @@ viewport at 390 px (a phone) or 1366 px (a laptop), no table cell outside its ca
 plan bar in view on a phone, and the top menu folded behind a button on narrow screens.
 Each page's width is printed (pytest -s) for the issue's note."""
 
+import re
+
 import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
@@ -192,5 +194,41 @@ def test_the_invite_links_copy_button_puts_the_link_on_the_clipboard(
         assert copied == page.locator("#invite-link").input_value()
         assert f"/play/join/{game.invite_token}/" in copied
         screenshot(page, "fit-phone-invite-copied")
+    finally:
+        context.close()
+
+
+def test_a_choice_made_before_a_reload_survives_it_and_goes_with_the_submit(
+    _browser, live_server, alice, types
+):
+    """The plan in progress is kept in the tab (sessionStorage, by game, round and side),
+    never sent anywhere: a reload puts it back, the running plan follows; a submit drops it."""
+    sun = make_side(alice, types, "Sunrise", prefix="Sun")
+    dusk = make_side(alice, types, "Dusk", prefix="Dusk")
+    game = services.start_game(user=alice, party=sun, opponent="hotseat", party_b=dusk, seed=2)
+    context, page = signed_in(_browser, live_server.url, alice, **PHONE)
+    try:
+        url = f"{live_server.url}{game.get_absolute_url()}?side=0&ready=1"
+        page.goto(url)
+        menu = page.locator(".hand select").first
+        chosen = menu.locator("option").nth(1).get_attribute("value")
+        menu.select_option(chosen)
+        page.locator(".hand input.order").first.fill("7")
+        expect(page.locator(".plan-rows li")).to_have_count(1)
+        page.reload()
+        expect(page.locator(".hand select").first).to_have_value(chosen)
+        expect(page.locator(".hand input.order").first).to_have_value("7")
+        expect(page.locator(".plan-rows li")).to_have_count(1)  # checked again
+        keys = page.evaluate("Object.keys(sessionStorage)")
+        assert [k for k in keys if k.startswith("memeyori-plan:")] == [
+            f"memeyori-plan:{game.code}:1:0"
+        ]
+        # Side B's page on the same device starts empty: the key names the side.
+        page.goto(f"{live_server.url}{game.get_absolute_url()}?side=1&ready=1")
+        expect(page.locator(".hand select").first).to_have_value("")
+        page.goto(url)
+        page.get_by_role("button", name="Submit the plan for round 1").click()
+        expect(page).to_have_url(re.compile(r"\?side=1$"))
+        assert page.evaluate(f"sessionStorage.getItem('memeyori-plan:{game.code}:1:0')") is None
     finally:
         context.close()

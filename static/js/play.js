@@ -161,7 +161,12 @@
           if (el.value !== before) changed = true; // a <select> refuses a value it lacks
         }
       });
-      if (changed && window.htmx) htmx.trigger(form, "change");
+      // Checked again once htmx has taken the form in (it does so when the DOM is ready).
+      var recheck = function () { if (window.htmx) htmx.trigger(form, "change"); };
+      if (changed) {
+        if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { setTimeout(recheck, 0); });
+        else setTimeout(recheck, 0);
+      }
     }
     form.addEventListener("change", save);
     form.addEventListener("input", save);
