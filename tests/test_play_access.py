@@ -10,7 +10,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from battles.play import services, views
+from battles.play import services
+from battles.play.views import common as views
 from cards.models import TableMembership
 from tests.playing import hand_words, leaks, table_game
 
@@ -105,7 +106,7 @@ def test_live_urls_answer_only_the_holder_they_were_made_for(world, rf):
     game = world["game"]
     request = rf.get("/")
     request.user = world["users"]["ana"]
-    urls = views._live_urls(request, game, shared=False)
+    urls = views.live_urls(request, game, shared=False)
     ana, dee = world["clients"]["player_a"], world["clients"]["stranger"]
     assert ana.get(urls["poll"]).status_code == 200
     assert ana.get(urls["stream"]).status_code == 204  # no stream under WSGI: poll instead
@@ -116,14 +117,14 @@ def test_live_urls_answer_only_the_holder_they_were_made_for(world, rf):
     forged = urls["poll"].split("?")[0] + "?as=u" + str(world["users"]["dee"].pk)
     assert dee.get(forged).status_code == 404
     request.user = world["users"]["dee"]
-    stranger = views._live_urls(request, game, shared=False)
+    stranger = views.live_urls(request, game, shared=False)
     assert dee.get(stranger["poll"]).status_code == 404
     assert dee.get(stranger["stream"]).status_code == 404
     TableMembership.objects.filter(user=world["users"]["ana"]).delete()
     # Ana still plays her side: her URL keeps working; a removed member's would not.
     assert ana.get(urls["poll"]).status_code == 200
     request.user = world["users"]["cal"]
-    cal = views._live_urls(request, game, shared=False)
+    cal = views.live_urls(request, game, shared=False)
     TableMembership.objects.filter(user=world["users"]["cal"]).delete()
     assert world["clients"]["member"].get(cal["poll"]).status_code == 404
 
