@@ -232,3 +232,22 @@ def test_a_choice_made_before_a_reload_survives_it_and_goes_with_the_submit(
         assert page.evaluate(f"sessionStorage.getItem('memeyori-plan:{game.code}:1:0')") is None
     finally:
         context.close()
+
+
+def test_on_a_phone_the_plan_bar_covers_neither_the_last_card_nor_the_forfeit_link(
+    _browser, live_server, alice, types
+):
+    sun = make_side(alice, types, "Sunrise", prefix="Sun")
+    dusk = make_side(alice, types, "Dusk", prefix="Dusk")
+    game = services.start_game(user=alice, party=sun, opponent="hotseat", party_b=dusk)
+    context, page = signed_in(_browser, live_server.url, alice, **PHONE)
+    try:
+        page.goto(f"{live_server.url}{game.get_absolute_url()}?side=0&ready=1")
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        bar = page.locator(".plan-check").bounding_box()
+        for selector in (".play-card >> nth=-1", ".forfeit-link a"):
+            box = page.locator(selector).bounding_box()
+            assert box["y"] + box["height"] <= bar["y"], selector
+        screenshot(page, "fit-phone-plan-bottom", a11y=False)
+    finally:
+        context.close()
