@@ -3,6 +3,8 @@
 No database: everything comes from the record already loaded, so a page is one query.
 """
 
+from fractions import Fraction
+
 from django.urls import reverse
 
 from .engine import log as text
@@ -118,7 +120,7 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
     summary = _summary(round_events, names, side_names)
     growth = [
         f"{names[g['combatant']]}: Rank {g['rank_before']} -> {g['rank_after']}"
-        f" (opponents averaged Rank {g['opponents_average_rank']})"
+        f" (opponents averaged Rank {average_rank(g['opponents_average_rank'])})"
         for g in log["result"].get("growth", [])
     ]
     return {
@@ -232,3 +234,11 @@ def _portrait_url(c: dict) -> str:
 
 
 KINDS = ("memeyori", "archon")
+
+
+def average_rank(exact: str) -> str:
+    """The log's exact average ("11/4") as a reader reads it ("2.75"; "3" when whole)."""
+    value = Fraction(exact)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{float(value):.2f}".rstrip("0")

@@ -37,8 +37,9 @@ from memeyori_site.http import allow, noindex, require_post, require_safe
 from memeyori_site.ratelimit import requester
 
 from . import og, viewer
+from .engine.played import PLAYER
 from .forms import BattleForm, PresentForm, ShareForm, ViewerForm
-from .models import Battle, BattleVisibility, Presentation
+from .models import Battle, BattleVisibility, Game, Presentation
 from .services import (
     battle_count_for_growth,
     battle_run,
@@ -119,6 +120,15 @@ def _with_names(request, battle: Battle) -> Battle:
             if party is not None:
                 setattr(battle, side, party)
     return battle
+
+
+def _play_rematch(request, battle: Battle):
+    if PLAYER not in (battle.policy_a, battle.policy_b) or not request.user.is_authenticated:
+        return None
+    from .play import rematch  # the play rooms import this module's neighbours
+
+    game = Game.objects.select_related("party_a", "party_b", "table").filter(battle=battle).first()
+    return None if game is None else rematch.links(game, request.user)
 
 
 def _get_battle_for_user(request, code: uuid.UUID) -> Battle:
@@ -287,6 +297,9 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsa
         })  # fmt: skip
     presentation = _presentation(battle)
     context |= {
+        # A played game's rematch is another played game (battles/play/rematch.py); only
+        # a battle with a player's side can be one, so others cost no query for it.
+        "play_rematch": _play_rematch(request, battle),
         "shared": shared,
         "is_owner": request.user.is_authenticated and battle.owner_id == request.user.pk,
         "presentation": presentation,

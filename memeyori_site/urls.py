@@ -4,7 +4,8 @@ from django.templatetags.static import static as static_url
 from django.urls import include, path
 
 from battles import views as battle_views
-from battles.play import views as play_views
+from battles.play.views import updates as play_updates
+from battles.play.views import watching as play_watching
 from memeyori_site.http import require_safe
 from memeyori_site.robots import robots_txt
 
@@ -27,10 +28,10 @@ urlpatterns = [
     ),
     path(
         "live/play/p/<str:token>/",
-        play_views.play_presented_stream,
+        play_watching.play_presented_stream,
         name="play_presented_stream",
     ),
-    path("live/play/<str:code>/", play_views.play_stream, name="play_stream"),
+    path("live/play/<str:code>/", play_updates.play_stream, name="play_stream"),
     path("battles/", include("battles.urls")),
     path("labs/", include("battles.lab.urls")),
     path("play/", include("battles.play.urls")),

@@ -18,7 +18,7 @@ from battles import views as battle_views
 from battles.lab import services as lab_services
 from battles.models import Battle, Game, Lab, LabBattle, PlayedPlan, Presentation
 from battles.play import services as play_services
-from battles.play import views as play_views
+from battles.play.views import common as play_views
 from cards.models import Archon, Card, Memeyori, Party, PartySlot, Table, TableMembership
 from cards.printing import layout, store
 from cards.printing.deck import character_faces
@@ -95,12 +95,18 @@ RULES = {
     "lab_what_if": (OWNER, "GET", 200),
     "lab_shared": (SHARED, "GET", 200),
     "lab_shared_open": (SHARED, "GET", 200),
-    # Played games (issue 17): the pages (battles/play/views.py) and the JSON protocol.
+    # Played games (issue 17): the pages (battles/play/views/) and the JSON protocol.
     "play_game": (OWNER, "GET", 200),
     "play_watch": (OWNER, "GET", 200),
     # The matrix posts no round: the plan form's clear 400.
     "play_plan_form": (OWNER, "POST", 400),
     "play_forfeit": (OWNER, "GET", 200),
+    # The live check of a plan for no round sends the page to the game (issue 31.5).
+    "play_plan_check": (OWNER, "POST", 302),
+    # No plan in to take back: said on the game's page.
+    "play_cancel": (OWNER, "POST", 302),
+    # A challenge with no user name: the invite page with the field's error.
+    "play_challenge": (OWNER, "POST", 400),
     "play_timeout": (OWNER, "POST", 302),
     "play_invite": (OWNER, "GET", 200),
     "play_share": (OWNER, "POST", 302),
@@ -268,13 +274,13 @@ def urls_for(name: str, world) -> list[str]:
         return [reverse(name, kwargs={"token": world["friend_game"].invite_token})]
     if name in ("play_shared_state", "play_shared"):
         return [reverse(name, kwargs={"token": world["game"].share_token})]
-    if name == "play_invite":
+    if name in ("play_invite", "play_challenge"):
         return [reverse(name, kwargs={"code": world["friend_game"].code})]
     if name in ("play_presented", "play_presented_stream"):
         game = world["game"]
         p = game.presentation
-        member = "?as=" + play_views._signer.sign(f"u{game.created_by_id}")
-        shared = "?as=" + play_views._signer.sign("s" + play_views._share_digest(game.share_token))
+        member = "?as=" + play_views.signer.sign(f"u{game.created_by_id}")
+        shared = "?as=" + play_views.signer.sign("s" + play_views.share_digest(game.share_token))
         return [
             reverse(name, kwargs={"token": p.token}) + member,
             reverse(name, kwargs={"token": p.token_shared}) + shared,
@@ -282,7 +288,7 @@ def urls_for(name: str, world) -> list[str]:
     if name == "play_shared_follow":
         return [reverse(name, kwargs={"token": world["game"].share_token})]
     if name in ("play_status", "play_stream"):
-        holder = "?as=" + play_views._signer.sign(f"u{world['game'].created_by_id}")
+        holder = "?as=" + play_views.signer.sign(f"u{world['game'].created_by_id}")
         return [reverse(name, kwargs={"code": world["game"].code}) + holder]
     if name.startswith("play"):
         return [reverse(name, kwargs={"code": world["game"].code})]

@@ -139,3 +139,22 @@ def test_a_party_with_no_memeyori_shares_nothing(alice, types):
     from battles.services import growth_refusal
 
     assert growth_refusal(empty, full) is None
+
+
+def test_the_viewer_says_the_opponents_average_rank_as_a_number_not_a_fraction(alice, bob, types):
+    """The log keeps the exact "11/4"; a reader is told 2.75 (issue 31.5)."""
+    from battles import viewer
+
+    battle = battle_run(
+        owner=alice, party_a=make_team(alice, types, "A"), party_b=make_team(bob, types, "B"),
+        seed=3,
+    )  # fmt: skip
+    log, frames = battle.log, battle.frames
+    someone = log["sides"][0]["combatants"][0]["id"]
+    log["result"]["growth"] = [
+        {"combatant": someone, "rank_before": 1, "rank_after": 2, "opponents_average_rank": "11/4"}
+    ]
+    last = len(frames) - 1
+    view = viewer.build(log, frames, {}, last, viewer.round_length(log, frames, last))
+    assert view["growth"] and "opponents averaged Rank 2.75)" in view["growth"][0]
+    assert viewer.average_rank("3/1") == "3" and viewer.average_rank("7/3") == "2.33"

@@ -41,6 +41,10 @@ def test_the_gm_presents_a_game_in_progress_and_a_phone_follows_by_stream(
         expect(gm.locator("#present .message")).to_have_text(
             "You are presenting: followers see your step."
         )
+        # Said once, not twice (issue 31.5).
+        expect(
+            gm.locator("#present").get_by_text("You are presenting").locator("visible=true")
+        ).to_have_count(1)
         screenshot(gm, "play-presenting-01-gm-desktop")
 
         asked = []

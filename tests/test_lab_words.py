@@ -16,7 +16,7 @@ from battles.lab.models import Lab
 from battles.lab.runner import roster, run_range
 from battles.snapshot import demo_snapshot
 from cards.demo import seed_demo
-from cards.models import Memeyori, Party
+from cards.models import Card, Memeyori, Party
 from cards.services import party_set_memeyori
 
 from .conftest import make_card, make_memeyori, make_party
@@ -448,3 +448,29 @@ def test_a_field_labs_verdict_is_over_every_opponent_with_the_best_and_worst(
     assert f"Cold Front wins {round(100 * a / (a + b))}% of decided battles" in page
     assert "against 3 opponents together." in page and "Best against " in page
     assert "From 100 battles against each opponent" in page
+
+
+def test_the_builders_can_only_wait_warning_goes_when_a_card_is_added_without_a_reload(
+    client, alice, rocklet_party, types
+):
+    """The card editor's save triggers the live panels' refresh (cardsChanged); that answer
+    brings the warning as it now stands, so it goes without a reload (issue 31.5)."""
+    from tests.test_builder_live import form_data
+
+    _, rocklet, _ = rocklet_party
+    client.force_login(alice)
+    url = reverse("character_stats", kwargs={"kind": "memeyori", "code": rocklet.code})
+    data = form_data(types, name="Rocklet", type=types["Stone"].pk)
+    live = client.get(url, data, headers={"HX-Request": "true"}).content.decode()
+    assert 'id="idle-warning" hx-swap-oob="true"' in live and NO_CARDS in live
+    make_card(rocklet, types["Stone"], name="Pebble")
+    live = client.get(url, data, headers={"HX-Request": "true"}).content.decode()
+    assert 'id="idle-warning" hx-swap-oob="true"' in live and "can only wait" not in live
+    # A Rank typed below its only card's unlock says so before the save, too.
+    Card.objects.filter(name="Pebble").update(unlock_rank=3)
+    live = client.get(url, data, headers={"HX-Request": "true"}).content.decode()
+    assert "Rocklet has no cards its Rank 1 unlocks" in live
+    assert (
+        "can only wait"
+        not in client.get(url, data | {"rank": 3}, headers={"HX-Request": "true"}).content.decode()
+    )

@@ -10,7 +10,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from battles.play import services, views
+from battles.play import services
+from battles.play.views import common as views
 from cards.models import TableMembership
 from tests.playing import hand_words, leaks, table_game, with_seed
 
@@ -46,10 +47,16 @@ LOGIN = 302  # a visitor is sent to sign in
 def test_the_game_page_and_its_plan_post_are_for_its_two_players_only(world):
     game = world["game"]
     page = game.get_absolute_url()
+    # The GM and the table's members may watch: the game's page sends them there
+    # (issue 31.5: the GM's own table game was a 404); their plans are refused below.
     assert statuses(world, "get", page) == {
-        "gm": 404, "player_a": 200, "player_b": 200, "member": 404, "stranger": 404,
+        "gm": 302, "player_a": 200, "player_b": 200, "member": 302, "stranger": 404,
         "visitor": LOGIN,
     }  # fmt: skip
+    watch = reverse("play_watch", kwargs={"code": game.code})
+    for role in ("gm", "member"):
+        sent = world["clients"][role].get(page, follow=True)
+        assert sent.redirect_chain == [(watch, 302)] and sent.status_code == 200
     post = reverse("play_plan_form", kwargs={"code": game.code})
     got = statuses(world, "post", post, {"round": 1})
     assert got["gm"] == got["member"] == got["stranger"] == 404 and got["visitor"] == LOGIN
@@ -101,7 +108,7 @@ def test_live_urls_answer_only_the_holder_they_were_made_for(world, rf):
     game = world["game"]
     request = rf.get("/")
     request.user = world["users"]["ana"]
-    urls = views._live_urls(request, game, shared=False)
+    urls = views.live_urls(request, game, shared=False)
     ana, dee = world["clients"]["player_a"], world["clients"]["stranger"]
     assert ana.get(urls["poll"]).status_code == 200
     assert ana.get(urls["stream"]).status_code == 204  # no stream under WSGI: poll instead
@@ -112,14 +119,14 @@ def test_live_urls_answer_only_the_holder_they_were_made_for(world, rf):
     forged = urls["poll"].split("?")[0] + "?as=u" + str(world["users"]["dee"].pk)
     assert dee.get(forged).status_code == 404
     request.user = world["users"]["dee"]
-    stranger = views._live_urls(request, game, shared=False)
+    stranger = views.live_urls(request, game, shared=False)
     assert dee.get(stranger["poll"]).status_code == 404
     assert dee.get(stranger["stream"]).status_code == 404
     TableMembership.objects.filter(user=world["users"]["ana"]).delete()
     # Ana still plays her side: her URL keeps working; a removed member's would not.
     assert ana.get(urls["poll"]).status_code == 200
     request.user = world["users"]["cal"]
-    cal = views._live_urls(request, game, shared=False)
+    cal = views.live_urls(request, game, shared=False)
     TableMembership.objects.filter(user=world["users"]["cal"]).delete()
     assert world["clients"]["member"].get(cal["poll"]).status_code == 404
 

@@ -128,6 +128,9 @@ def test_a_plan_over_the_mp_with_the_surcharge_is_refused_by_the_card_and_nothin
     assert response.status_code == 400
     html = response.content.decode()
     assert "Not submitted: the rules refuse this plan" in html
+    # Its totals are the refused plan's, not the untouched MP (issue 31.5).
+    assert f"<strong data-mp-left>{total['mp_left']}</strong>" in html
+    assert f"<strong data-mp-left>{state['mp']}</strong>" not in html
     refused_id, reasons = next(iter(total["by_card"].items()))
     assert reasons[0] in html
     # The reason sits by its card, not only at the top.
@@ -145,10 +148,13 @@ def test_the_check_and_its_htmx_partial_follow_the_rules_and_store_nothing(
     cards = affordable_plan(state)[:2]
     spent = services.preview_plan(game, 0, {"switch": None, "summon": False, "cards": cards})
     fields = form_fields(state, cards, ready=1)
-    page = client.get(game.get_absolute_url(), fields)
+    check_url = reverse("play_plan_check", kwargs={"code": game.code})
+    # A POST: the plan and the CSRF token never ride in a URL (issue 31); a GET is refused.
+    assert client.get(check_url, fields).status_code == 405
+    page = client.post(check_url, fields)
     assert page.status_code == 200
     assert f"<strong data-mp-left>{spent['mp_left']}</strong>".encode() in page.content
-    partial = client.get(game.get_absolute_url(), fields, headers={"HX-Request": "true"})
+    partial = client.post(check_url, fields, headers={"HX-Request": "true"})
     text = partial.content.decode()
     assert text.lstrip().startswith('<section id="plan-check"')
     assert f"<strong data-mp-left>{spent['mp_left']}</strong>" in text
@@ -164,14 +170,16 @@ def test_a_hot_seat_game_hands_the_device_over_between_the_sides(client, alice, 
     for round_no in (1, 2):
         a, b = services.game_state(game, 0), services.game_state(game, 1)
         first = client.get(game.get_absolute_url())
-        assert b"Hand the device to Sunrise" in first.content
+        assert b"Hand the device to the player of Sunrise" in first.content
         assert not leaks(first.content.decode(), hand_words(a) | hand_words(b))
         page = client.get(game.get_absolute_url(), {"side": 0, "ready": 1}).content.decode()
         assert leaks(page, hand_words(a)) and not leaks(page, hand_words(b))
+        # The form carries this round (it was empty after the hand-over, issue 31).
+        assert f'name="round" value="{round_no}"' in page
         response = client.post(plan_url(game), form_fields(a, affordable_plan(a), side=0))
         assert response["Location"] == f"{game.get_absolute_url()}?side=1"
         over = client.get(response["Location"]).content.decode()
-        assert "Hand the device to Dusk" in over
+        assert "Hand the device to the player of Dusk" in over
         # Side A's plan and hand stay off the screen side B's player is handed.
         assert not leaks(over, hand_words(a) | hand_words(b))
         page = client.get(game.get_absolute_url(), {"side": 1, "ready": 1}).content.decode()
@@ -281,7 +289,7 @@ def test_the_time_limit_counts_down_and_then_the_ai_plans_for_the_late_side(
     a.force_login(alice)
     game = start(a, sunrise, party_b=night.code, time_limit=60)
     page = a.get(game.get_absolute_url()).content.decode()
-    assert "data-deadline=" in page and "Time to plan" in page
+    assert "data-deadline=" in page and "to plan." in page
     timeout = reverse("play_timeout", kwargs={"code": game.code})
     a.post(timeout)  # early: changes nothing
     assert PlayedPlan.objects.count() == 0
@@ -291,6 +299,44 @@ def test_the_time_limit_counts_down_and_then_the_ai_plans_for_the_late_side(
     assert recorded.by == "timeout"
     game.refresh_from_db()
     assert game.round == 2
+    # The round's page says the AI planned for the absent side, once.
+    watch = a.get(f"{watch_url(game)}?round=1").content.decode()
+    assert watch.count("The time ran out in round 1: the AI (greedy) planned for Sunrise.") == 1
+
+
+def test_a_task_at_the_deadline_resolves_the_round_when_no_page_is_open(
+    alice, bob, sunrise, night, queued_tasks, django_capture_on_commit_callbacks
+):
+    """Bob closed his tab and Alice's page asks for nothing: the task queued for the
+    deadline lets the AI plan for Bob, resolves the round and queues round 2's."""
+    from django_tasks_db.models import DBTaskResult
+
+    from battles.play import clock
+
+    a, b = Client(), Client()
+    a.force_login(alice)
+    b.force_login(bob)
+    with django_capture_on_commit_callbacks(execute=True):
+        game = start(a, sunrise, "friend", time_limit=60)
+        b.post(reverse("play_join", kwargs={"token": game.invite_token}), {"party": night.code})
+    game.refresh_from_db()
+    queued = DBTaskResult.objects.get()
+    assert queued.task_path.endswith("clock.expire_round")
+    assert abs((queued.run_after - clock.deadline(game)).total_seconds()) < 1
+    state = services.game_state(game, 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        a.post(plan_url(game), form_fields(state, affordable_plan(state)))
+    # Early, it changes nothing.
+    assert clock.expire_round.call(game.code, "") is False
+    assert PlayedPlan.objects.filter(game=game).count() == 1
+    Game.objects.filter(pk=game.pk).update(round_started_at=timezone.now() - timedelta(seconds=61))
+    with django_capture_on_commit_callbacks(execute=True) as published:
+        assert clock.expire_round.call(game.code, "") is True
+    assert published  # the live "changed" and the next deadline, after the write
+    game.refresh_from_db()
+    assert game.round == 2
+    assert PlayedPlan.objects.get(game=game, round=1, side=1).by == "timeout"
+    assert DBTaskResult.objects.filter(run_after__gt=timezone.now()).count() >= 1
 
 
 def test_a_revoked_invite_link_says_it_no_longer_works(client, alice, bob, sunrise, night):
@@ -330,7 +376,9 @@ def test_the_gm_pairs_two_members_parties_and_each_plans_their_own_side(client, 
     assert (game.user_a, game.user_b, game.table) == (alice, bob, table)
     # The GM watches (a table member) but plans neither side.
     assert client.get(watch_url(game)).status_code == 200
-    assert client.get(game.get_absolute_url()).status_code == 404
+    # The game's own page sends the GM to watch it (it was a 404, issue 31.5).
+    assert client.get(game.get_absolute_url())["Location"] == watch_url(game)
+    assert client.post(plan_url(game), {"round": 1}).status_code == 404
     a = Client()
     a.force_login(alice)
     page = a.get(game.get_absolute_url()).content.decode()
@@ -401,3 +449,118 @@ def test_a_summon_without_8_resonance_is_refused_in_words_and_a_switch_is_offere
     client.post(plan_url(game), form_fields(state, [], switch=f"{out}:{inn}"))
     recorded = PlayedPlan.objects.get(game=game, round=1, side=0)
     assert recorded.plan["switch"] == [out, inn]
+
+
+def test_the_home_page_says_you_can_play(client, alice):
+    for reader in (None, alice):
+        if reader is not None:
+            client.force_login(reader)
+        html = client.get(reverse("home")).content.decode()
+        assert f'href="{reverse("play_new")}">Play a game</a>' in html
+        assert "against the AI, a friend" in html
+
+
+def test_a_check_for_a_round_that_resolved_meanwhile_sends_the_page_on_instead_of_a_new_hand(
+    alice, bob, sunrise, night
+):
+    """Bob's submit resolved round 1 while Alice's check was on its way: her check must
+    not swap in round 2's cards (htmx:oobErrorNoTarget #cost-A1-1, issue 31.5)."""
+    game, a, b = two_players(alice, bob, sunrise, night)
+    check_url = reverse("play_plan_check", kwargs={"code": game.code})
+    mine = services.game_state(game, 0)
+    fields = form_fields(mine, affordable_plan(mine)[:1])
+    live = a.post(check_url, fields, headers={"HX-Request": "true"})
+    assert live.status_code == 200 and 'hx-swap-oob="true"' in live.content.decode()
+    assert a.post(plan_url(game), form_fields(mine, [])).status_code == 302
+    theirs = services.game_state(game, 1)
+    assert b.post(plan_url(game), form_fields(theirs, [])).status_code == 302
+    late = a.post(check_url, fields, headers={"HX-Request": "true"})
+    assert late.status_code == 204
+    assert late["HX-Redirect"] == f"{game.get_absolute_url()}?after=1"
+    # Without htmx, the same: to the game, which shows the round that resolved.
+    assert a.post(check_url, fields)["Location"] == f"{game.get_absolute_url()}?after=1"
+
+
+def test_a_plan_can_be_taken_back_until_the_other_side_has_planned(alice, bob, sunrise, night):
+    game, a, b = two_players(alice, bob, sunrise, night)
+    cancel_url = reverse("play_cancel", kwargs={"code": game.code})
+    mine = services.game_state(game, 0)
+    assert a.post(plan_url(game), form_fields(mine, affordable_plan(mine))).status_code == 302
+    waiting = a.get(game.get_absolute_url()).content.decode()
+    assert "Waiting for the other side" in waiting and "Take back my plan" in waiting
+    # Nobody else can take it back; a GET changes nothing.
+    stranger = Client()
+    stranger.force_login(make_user("dee"))
+    assert stranger.post(cancel_url).status_code == 404
+    assert a.get(cancel_url).status_code == 405
+    assert PlayedPlan.objects.filter(game=game).count() == 1
+    taken = a.post(cancel_url, follow=True)
+    assert "Your plan for round 1 is taken back" in taken.content.decode()
+    assert "Submit the plan for round 1" in taken.content.decode()
+    assert not PlayedPlan.objects.filter(game=game).exists()
+    # Bob's view of it is what it was: nothing of Alice's hand or plan.
+    assert not leaks(b.get(game.get_absolute_url()).content.decode(), hand_words(mine))
+    # Planned again, and then Bob plans: the round resolves; there is nothing to take back.
+    assert a.post(plan_url(game), form_fields(mine, [])).status_code == 302
+    theirs = services.game_state(game, 1)
+    assert b.post(plan_url(game), form_fields(theirs, [])).status_code == 302
+    refused = a.post(cancel_url, follow=True).content.decode()
+    assert "You have no plan in for round 2 to take back." in refused
+    assert PlayedPlan.objects.filter(game=game).count() == 2
+
+
+def test_a_plan_cannot_be_taken_back_once_the_time_is_up(alice, bob, sunrise, night):
+    from django.core.exceptions import ValidationError
+
+    from battles.play.cancel import cancel_plan
+
+    game, a, b = two_players(alice, bob, sunrise, night)
+    Game.objects.filter(pk=game.pk).update(time_limit=60)
+    mine = services.game_state(game, 0)
+    a.post(plan_url(game), form_fields(mine, []))
+    Game.objects.filter(pk=game.pk).update(round_started_at=timezone.now() - timedelta(seconds=61))
+    game.refresh_from_db()
+    with pytest.raises(ValidationError, match="The time for round 1 is up"):
+        cancel_plan(game, 0)
+    assert PlayedPlan.objects.filter(game=game, side=0).exists()
+
+
+def test_a_friend_is_challenged_by_name_and_the_invite_works_for_them_alone(
+    alice, bob, sunrise, night
+):
+    a, b, dee = Client(), Client(), Client()
+    a.force_login(alice)
+    b.force_login(bob)
+    dee.force_login(make_user("dee"))
+    game = start(a, sunrise, "friend")
+    url = reverse("play_challenge", kwargs={"code": game.code})
+    invite = a.get(game.get_absolute_url()).content.decode()
+    assert "Copy the link" in invite and url in invite
+    # A name nobody has: said by the field, nothing changed.
+    wrong = a.post(url, {"username": "bobb"})
+    assert (
+        wrong.status_code == 400
+        and "Nobody here is called &#x27;bobb&#x27;" in wrong.content.decode()
+    )
+    assert a.post(url, {"username": "alice"}).status_code == 400
+    # Only the game's creator challenges.
+    assert b.post(url, {"username": "bob"}).status_code == 404
+    game.refresh_from_db()
+    assert game.user_b is None
+    assert a.post(url, {"username": "BOB"})["Location"] == game.get_absolute_url()
+    game.refresh_from_db()
+    assert game.user_b == bob and game.status == "waiting"
+    assert "You challenged <strong>bob</strong>" in a.get(game.get_absolute_url()).content.decode()
+    # Bob finds it in his games, and the game's page takes him to the join form.
+    join = reverse("play_join", kwargs={"token": game.invite_token})
+    games = b.get(reverse("play_list")).content.decode()
+    assert "Challenges for you (1)" in games and join in games
+    assert "No game is waiting on anyone else." in games  # not twice
+    assert b.get(game.get_absolute_url())["Location"] == join
+    # Anyone else holding the link is told it is not theirs; nothing in their games.
+    assert "This invite is for someone else" in dee.get(join).content.decode()
+    assert dee.post(join, {"party": night.code}).status_code == 404
+    assert "Challenges for you" not in dee.get(reverse("play_list")).content.decode()
+    assert b.post(join, {"party": night.code})["Location"] == game.get_absolute_url()
+    game.refresh_from_db()
+    assert (game.status, game.user_b, game.party_b) == ("planning", bob, night)

@@ -63,7 +63,7 @@ class NewGameForm(forms.Form):
         help_text="Leave empty for a random one. The seed and the plans replay the game.",
     )
 
-    PREFILL = ("party", "party_b", "opponent", "policy_b")
+    PREFILL = ("party", "party_b", "opponent", "policy_b", "seed")
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
@@ -123,6 +123,15 @@ class JoinForm(forms.Form):
         self.fields["party"].queryset = own
         if not self.is_bound and len(own[:2]) == 1:
             self.initial["party"] = own[0].code
+
+
+class ChallengeForm(forms.Form):
+    username = forms.CharField(
+        max_length=150,
+        label="Or challenge someone by their user name",
+        help_text="The game shows in their games, ready to join; the link works for them alone.",
+        error_messages={"required": "Type the user name of the person you challenge."},
+    )
 
 
 class ShareGameForm(forms.Form):

@@ -70,6 +70,7 @@ def hand_cards(state: dict, cost_now: dict[str, int], by_card: dict[str, list[st
         out.append(
             {
                 **card,
+                "odds_line": _odds_line(card["category"], targets),
                 "dom": dom_id(card["id"]),
                 "cost_now": cost,
                 "surcharge": cost - card["base_mp_cost"],
@@ -78,6 +79,21 @@ def hand_cards(state: dict, cost_now: dict[str, int], by_card: dict[str, list[st
             }
         )
     return out
+
+
+def _odds_line(category: str, rows: list[dict]) -> str:
+    """The card's odds in one line, for a phone (its table is a tap away): the target it
+    does most to at Tier 1, and how many others there are."""
+    if not rows:
+        return ""
+    others = len(rows) - 1
+    more = f" · {others} more target{'s' if others != 1 else ''}" if others else ""
+    if category == "support":
+        best = max(rows, key=lambda r: r["heal"][0])
+        return f"{best['heal'][0]} HP on {best['name']}{more}"
+    best = max(rows, key=lambda r: Fraction(r["expected"][0]["exact"]))
+    damage = f"{float(Fraction(best['expected'][0]['exact'])):.2f}"
+    return f"Best on {best['name']}: lands {best['land']['text']}, {damage} damage{more}"
 
 
 def plan_words(plan: dict | None, state: dict) -> list[str]:

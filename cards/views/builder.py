@@ -1,6 +1,8 @@
 """The live builder: one form for Memeyori and Archons, and the stats endpoint htmx calls
 as the user types (R1-R5). Without JavaScript the same form posts and re-renders."""
 
+from types import SimpleNamespace
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
@@ -14,6 +16,7 @@ from memeyori_site.http import allow, require_safe
 
 from .. import odds, stats
 from ..forms import CHARACTER_FORMS, DefenderPickForm, ReferenceDefenderForm, error_messages
+from ..idle import idle_reason
 from ..models import Archon, Memeyori, get_readable_or_404
 from ..services import character_save
 from . import live
@@ -266,6 +269,17 @@ def character_edit(request, kind, code):
     )
 
 
+def _idle_now(kind: str, form, cards) -> str | None:
+    """A saved Memeyori's "can only wait" as its cards and the typed Rank stand now (the
+    live panels bring it, so adding a card clears it without a reload); None elsewhere."""
+    if kind != "memeyori" or cards is None:
+        return None
+    typed = getattr(form, "cleaned_data", {})
+    shown = SimpleNamespace(name=typed.get("name") or form.data.get("name", ""),
+                            rank=typed.get("rank") or 1)  # fmt: skip
+    return idle_reason(shown, cards)
+
+
 @require_safe
 @vary_on_headers("HX-Request")
 def builder_stats(request, kind, code=None):
@@ -292,6 +306,6 @@ def builder_stats(request, kind, code=None):
         oob=bool(request.htmx),
         picked=picked,
     )
-    context.update(kind=kind, code=code)
+    context.update(kind=kind, code=code, idle=_idle_now(kind, form, cards))
     name = TEMPLATE + "#live-panels" if request.htmx else "cards/live_page.html"
     return render(request, name, context)

@@ -77,38 +77,99 @@
     check().then(listen); // the first look sets the ETag (and catches a change since load)
   }
 
-  // The countdown: the time left to plan, and when it runs out, a POST asking the server
-  // to let the AI plan for whoever has not (it refuses, changing nothing, if it is early).
+  // The countdown: the seconds left to plan this round, on every page of the round
+  // (plan, hand-over, waiting). When it runs out the page says one thing, "the time is
+  // up", and asks the server to let the AI plan for whoever has not (a POST it refuses,
+  // changing nothing, if it is early); the server's own task at the deadline does the
+  // same if no page is open, and either way the pushed "changed" moves this page on.
   var countdown = document.querySelector("[data-deadline]");
   if (countdown) {
     var deadline = Date.parse(countdown.getAttribute("data-deadline"));
     var shown = countdown.querySelector("[data-countdown]");
     var announcer = document.createElement("span");
-    announcer.className = "visually-hidden";
+    announcer.className = "sr";
     announcer.setAttribute("aria-live", "polite");
     countdown.appendChild(announcer);
     var spoken = {};
     var fired = false;
     var tick = function () {
-      var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-      var text = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left";
-      shown.textContent = text;
+      var left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
       countdown.classList.toggle("urgent", left <= 15);
-      [60, 30, 10].forEach(function (mark) {
-        if (left <= mark && left > mark - 2 && !spoken[mark]) { spoken[mark] = true; announcer.textContent = mark + " seconds left to plan."; }
-      });
-      if (left === 0 && !fired) {
+      if (left === 0) {
+        if (fired) return;
         fired = true;
-        shown.textContent = "time is up";
+        // One message replaces the clock: no "10 seconds left" beside "time is up".
+        countdown.textContent = countdown.getAttribute("data-expired");
+        countdown.setAttribute("role", "status");
         var token = (document.querySelector("[name=csrfmiddlewaretoken]") || {}).value ||
           (JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"]);
         fetch(countdown.getAttribute("data-timeout-url"), {
-          method: "POST", credentials: "same-origin", headers: { "X-CSRFToken": token || "" }
-        }).catch(function () {}).then(function () { setTimeout(check, 500); });
+          method: "POST", credentials: "same-origin", headers: { "X-CSRFToken": token || "" },
+          redirect: "manual"
+        }).catch(function () {}).then(function () { etag = null; check(); });
         return;
       }
-      setTimeout(tick, 1000);
+      shown.textContent = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left";
+      [60, 30, 10].forEach(function (mark) {
+        if (left <= mark && left > mark - 2 && !spoken[mark]) { spoken[mark] = true; announcer.textContent = mark + " seconds left to plan."; }
+      });
+      setTimeout(tick, 1000 - ((deadline - Date.now()) % 1000 || 0));
     };
     tick();
+  }
+
+  // The invite's "Copy the link": the clipboard where it may be written, else the link
+  // selected for the reader to copy.
+  document.querySelectorAll("[data-copy]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var field = document.querySelector(button.getAttribute("data-copy"));
+      var said = button.parentNode.querySelector("[data-copied]");
+      var done = function (text) { if (said) said.textContent = text; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(field.value).then(
+          function () { done("Copied."); },
+          function () { field.select(); done("Selected: copy it with your keyboard or menu."); });
+      } else {
+        field.select();
+        done("Selected: copy it with your keyboard or menu.");
+      }
+    });
+  });
+
+  // A plan in progress survives a reload: its choices are kept in this tab's
+  // sessionStorage under the game, round and side (never sent anywhere), put back on a
+  // fresh page, and dropped when the plan is submitted.
+  var form = document.querySelector("form.plan-form");
+  if (form && window.sessionStorage) {
+    var key = "memeyori-plan:" + form.getAttribute("data-plan-key");
+    var fields = function () { return form.querySelectorAll(".hand select, .hand input.order, .moves select, .moves input[type=checkbox]"); };
+    var save = function () {
+      var kept = {};
+      fields().forEach(function (el) { kept[el.name] = el.type === "checkbox" ? el.checked : el.value; });
+      try { sessionStorage.setItem(key, JSON.stringify(kept)); } catch (e) { /* full or off */ }
+    };
+    var kept = null;
+    try { kept = JSON.parse(sessionStorage.getItem(key) || "null"); } catch (e) { kept = null; }
+    if (kept && form.hasAttribute("data-fresh")) {
+      var changed = false;
+      fields().forEach(function (el) {
+        if (!(el.name in kept)) return;
+        if (el.type === "checkbox") { if (el.checked !== kept[el.name]) { el.checked = kept[el.name]; changed = true; } }
+        else if (el.value !== kept[el.name]) {
+          var before = el.value;
+          el.value = kept[el.name];
+          if (el.value !== before) changed = true; // a <select> refuses a value it lacks
+        }
+      });
+      // Checked again once htmx has taken the form in (it does so when the DOM is ready).
+      var recheck = function () { if (window.htmx) htmx.trigger(form, "change"); };
+      if (changed) {
+        if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { setTimeout(recheck, 0); });
+        else setTimeout(recheck, 0);
+      }
+    }
+    form.addEventListener("change", save);
+    form.addEventListener("input", save);
+    form.addEventListener("submit", function () { sessionStorage.removeItem(key); });
   }
 })();

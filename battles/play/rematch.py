@@ -1,0 +1,54 @@
+"""Rematch of a played game (issue 31.2): another played game with the same opponent kind,
+never a battle of two AIs. Links that fill a start form; nothing starts until it is posted.
+
+- Against the AI or hot-seat (the game's creator): the same two parties and AI level,
+  with the same seed or a new one.
+- A friend game (either player): a new invite with the reader's own party of this game;
+  the friend joins with a party of theirs.
+- A table game (its GM): the same pairing at the same table.
+
+Nobody chooses the seed of a game where a hand is hidden from another person (issue 31.1),
+so friend and table rematches are a new seed.
+"""
+
+from urllib.parse import urlencode
+
+from django.urls import reverse
+
+from . import services
+from .models import Game, GameKind
+
+
+def _new(query: dict) -> str:
+    return f"{reverse('play_new')}?{urlencode(query)}"
+
+
+def links(game: Game, user) -> list[tuple[str, str]]:
+    """(label, url) of each rematch this user may start; none for anyone else."""
+    if not user.is_authenticated or game.party_a_id is None:
+        return []
+    if game.kind in (GameKind.AI, GameKind.HOTSEAT):
+        if game.created_by_id != user.pk or game.party_b_id is None:
+            return []
+        query = {"party": game.party_a.code, "opponent": game.kind, "party_b": game.party_b.code}
+        if game.kind == GameKind.AI:
+            query["policy_b"] = game.policy_b
+        return [
+            ("Rematch (same seed)", _new(query | {"seed": game.seed})),
+            ("Rematch (new seed)", _new(query)),
+        ]
+    if game.kind == GameKind.FRIEND:
+        side = services.side_of(game, user)
+        party = (game.party_a, game.party_b)[side] if side is not None else None
+        if party is None or party.owner_id != user.pk:
+            return []
+        return [
+            ("Rematch: invite your friend again", _new({"party": party.code, "opponent": "friend"}))
+        ]
+    if game.kind == GameKind.TABLE and game.table is not None and game.table.gm_id == user.pk:
+        if game.party_b_id is None:
+            return []
+        url = reverse("play_table_new", kwargs={"table_code": game.table.code})
+        query = {"party_a": game.party_a.code, "party_b": game.party_b.code}
+        return [("Rematch: the same pairing", f"{url}?{urlencode(query)}")]
+    return []

@@ -1,0 +1,97 @@
+"""A rematch of a played game is a played game (issue 31.2): the same opponent kind, the
+same seed or a new one; on the game's end page and on its battle page alike."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from battles.play import services
+from battles.play.models import Game
+from tests.playing import make_side, table_game
+
+pytestmark = pytest.mark.django_db
+
+
+def links(html: str) -> dict[str, str]:
+    return {
+        label: url.replace("&amp;", "&")
+        for url, label in re.findall(
+            r'<a class="button secondary" href="([^"]+)">(Rematch[^<]*)</a>', html
+        )
+    }
+
+
+def finished(game: Game, side: int = 1) -> Game:
+    services.forfeit(game, side)
+    game.refresh_from_db()
+    return game
+
+
+def test_an_ai_games_rematch_is_a_game_against_the_same_ai_with_the_same_seed_or_a_new_one(
+    client, alice, bob, types
+):
+    sun = make_side(alice, types, "Sunrise", prefix="Sun")
+    night = make_side(bob, types, "Night", prefix="Moon", visibility="public")
+    game = services.start_game(
+        user=alice, party=sun, opponent="ai", party_b=night, policy_b="random", seed=77
+    )
+    game = finished(game)
+    client.force_login(alice)
+    for page in (game.get_absolute_url(), game.battle.get_absolute_url()):
+        found = links(client.get(page).content.decode())
+        assert set(found) == {"Rematch (same seed)", "Rematch (new seed)"}, page
+        # Never the battle form: that runs two AIs against each other.
+        assert all(url.startswith(reverse("play_new")) for url in found.values())
+    form = client.get(found["Rematch (same seed)"]).content.decode()
+    assert 'value="77"' in form and 'value="random" selected' in form
+    assert re.search(r'value="ai"[^>]*checked', form)
+    query = dict(p.split("=") for p in found["Rematch (same seed)"].split("?")[1].split("&"))
+    response = client.post(reverse("play_new"), query)
+    again = Game.objects.latest("id")
+    assert response["Location"] == again.get_absolute_url()
+    assert (again.kind, again.policy_b, again.seed) == ("ai", "random", 77)
+    assert (again.party_a, again.party_b) == (sun, night)
+    # Bob, whose party it was, has no rematch of alice's game.
+    client.force_login(bob)
+    assert client.get(game.battle.get_absolute_url()).status_code in (200, 404)
+    assert not links(client.get(game.battle.get_absolute_url()).content.decode())
+
+
+def test_a_friend_games_rematch_is_a_new_invite_for_either_player_with_their_own_party(
+    alice, bob, types
+):
+    sun = make_side(alice, types, "Sunrise", prefix="Sun")
+    night = make_side(bob, types, "Night", prefix="Moon")
+    game = services.start_game(user=alice, party=sun, opponent="friend")
+    game = finished(services.join_game(game.invite_token, bob, night))
+    for user, party in ((alice, sun), (bob, night)):
+        client = Client()
+        client.force_login(user)
+        for page in (game.get_absolute_url(), game.battle.get_absolute_url()):
+            found = links(client.get(page).content.decode())
+            assert found == {
+                "Rematch: invite your friend again": (
+                    f"{reverse('play_new')}?party={party.code}&opponent=friend"
+                )
+            }, (user, page)
+
+
+def test_a_table_games_rematch_is_the_gms_same_pairing_at_the_table(client, types):
+    users, table, game = table_game(types)
+    game = finished(game)
+    client.force_login(users["gwen"])
+    found = links(client.get(game.battle.get_absolute_url()).content.decode())
+    url = reverse("play_table_new", kwargs={"table_code": table.code})
+    assert found == {
+        "Rematch: the same pairing": (
+            f"{url}?party_a={game.party_a.code}&party_b={game.party_b.code}"
+        )
+    }
+    form = client.get(found["Rematch: the same pairing"]).content.decode()
+    assert f'value="{game.party_a.code}" selected' in form
+    assert f'value="{game.party_b.code}" selected' in form
+    # A player at the table does not pair games: no rematch for them.
+    client.force_login(users["ana"])
+    assert not links(client.get(game.get_absolute_url()).content.decode())
