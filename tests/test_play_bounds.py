@@ -33,11 +33,14 @@ def _post(client, game, body: bytes, **extra):
 
 def test_a_plan_body_over_the_limit_is_refused_before_it_is_parsed(alice, game):
     client = signed_in(alice)
-    rows = b",".join([b'["x", "y", "z"]'] * 100_000)  # 1.6 MB of malformed card rows
+    rows = b",".join([b'["x", "y", "z"]'] * 12_000)  # 190 kB of malformed card rows
     response = _post(client, game, b'{"round": 1, "cards": [' + rows + b"]}")
     assert response.status_code == 413
     assert response.json()["errors"] == ["A plan is at most 16 KiB of JSON."]
     assert len(response.content) < 200
+    # Past the site's own bound for any body (memeyori_site/bodies.py), the site's page.
+    huge = _post(client, game, b'{"round": 1, "cards": [' + rows * 8 + b"]}")
+    assert huge.status_code == 413
     assert not PlayedPlan.objects.filter(game=game).exists()
 
 

@@ -13,7 +13,7 @@ from django.http import Http404, JsonResponse
 
 from memeyori_site.http import noindex, require_post, require_safe
 
-from . import services
+from . import clock, services
 from .models import Game
 
 
@@ -125,4 +125,5 @@ def plan_json(request, code):
         return _json({"errors": refused.errors, "by_card": refused.by_card}, status=400)
     except services.WrongRound as wrong:
         return _json({"errors": [str(wrong)], "state": services.game_state(game, side)}, 409)
+    clock.schedule(game)  # the next round's deadline, as the plan page's post queues it
     return _json(state)

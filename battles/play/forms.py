@@ -60,7 +60,8 @@ class NewGameForm(forms.Form):
         min_value=0,
         max_value=SEED_MAX,
         required=False,
-        help_text="Leave empty for a random one. The seed and the plans replay the game.",
+        help_text="Against the AI or hot-seat only; leave empty for a random one. A friend's"
+        " or table game gets a seed the server draws, shown when the game ends.",
     )
 
     PREFILL = ("party", "party_b", "opponent", "policy_b", "seed")
@@ -90,7 +91,7 @@ class TableGameForm(forms.Form):
     party_a = PartyChoice(queryset=None, label="Side A", to_field_name="code")
     party_b = PartyChoice(queryset=None, label="Side B", to_field_name="code")
     time_limit = NewGameForm.base_fields["time_limit"]
-    seed = NewGameForm.base_fields["seed"]
+    # No seed: the server draws a table game's and keeps it until the end (SECRET_SEED).
 
     def __init__(self, *args, table, **kwargs):
         super().__init__(*args, **kwargs)

@@ -67,7 +67,6 @@ def play_table_new(request, table_code):
                 party=d["party_a"],
                 opponent="table",
                 party_b=d["party_b"],
-                seed=d["seed"],
                 time_limit=d["time_limit"] or 0,
                 table=table,
             )
