@@ -120,3 +120,25 @@ def test_an_ai_game_says_its_seed_was_chosen(alice, parties):
     game = services.start_game(user=alice, party=pa, opponent="ai", party_b=pb, seed=99)
     state = services.game_state(game, 0)
     assert state["seed_chosen"] is True and state["seed"] == 99
+
+
+def test_the_game_page_shows_the_commitment_then_the_seed_to_each_player(alice, bob, parties):
+    from django.test import Client
+
+    pa, pb = parties
+    game = services.start_game(user=alice, party=pa, opponent="friend")
+    services.join_game(game.invite_token, bob, pb)
+    game.refresh_from_db()
+    pages = {}
+    for user in (alice, bob):
+        client = Client()
+        client.force_login(user)
+        pages[user.username] = client
+        page = client.get(game.get_absolute_url()).content.decode()
+        assert game.seed_commitment in page and "The deal is sealed" in page
+        assert game.seed_salt not in page
+    services.forfeit(game, 0)
+    game.refresh_from_db()
+    page = pages["bob"].get(game.get_absolute_url()).content.decode()
+    assert f"Seed <code>{game.seed}</code>" in page and game.seed_salt in page
+    assert game.seed_commitment in page
