@@ -1,12 +1,13 @@
 from django.urls import path
 
-from . import api, views
+from . import api, fair_views, views
 
 # The HTML pages are views.py's; the JSON protocol is api.py's. /play/new/ and
 # /play/join/<token>/ are pages (GET the form) that take the protocol's form posts.
 urlpatterns = [
     path("", views.play_list, name="play_list"),
     path("new/", views.play_new, name="play_new"),
+    path("fair/", fair_views.play_fair, name="play_fair"),
     path("table/<uuid:table_code>/new/", views.play_table_new, name="play_table_new"),
     path("join/<str:token>/", views.play_join, name="play_join"),
     path("s/<str:token>/", views.play_shared, name="play_shared"),
