@@ -76,6 +76,8 @@ def test_a_newcomer_hears_about_the_gap_and_is_offered_a_fair_fight(
         assert party.name in page
     assert page.count("Stronger than yours: its Memeyori average Rank") == len(demo)
     assert "A fair fight:" in page
+    # A rank-1 party of three against the demo's rank 2-6 parties: nothing is close.
+    assert "No opponent you can see is close to even yet" in page
     fair_pick = min(FairEstimate.objects.all(), key=lambda e: e.imbalance)
     assert f"policy_b={fair_pick.policy}" in page.split("A fair fight:")[1].split("</p>")[0]
     for label, _ in LEVELS.values():

@@ -30,6 +30,7 @@ BATTLES = 300  # per estimate, greedy for the player against the AI
 # Lookahead thinks for tens of milliseconds a plan, a thousand times the others.
 BATTLES_BY_POLICY = {"lookahead": 60}
 STALE = timedelta(hours=1)  # an estimate queued this long ago and not done is queued again
+FAR = 0.6  # |wins - losses| / battles beyond which even the fair fight is called lopsided
 SEED_BASE = 31_000  # the estimates' seeds: SEED_BASE + n, the same for every estimate
 # Whatever names or shows a party or character, not how it plays.
 NOT_PLAY = ("name", "code", "owner", "portrait")
@@ -139,8 +140,9 @@ def gap(mine: dict, theirs: dict) -> str:
 # -- the estimates ---------------------------------------------------------------------------
 
 
-def _play(estimate: FairEstimate) -> tuple[int, int, int]:
-    """(wins, losses, draws) of the player over the estimate's battles."""
+def play(estimate: FairEstimate, battles: int | None = None, seed_base: int = SEED_BASE):
+    """(wins, losses, draws) of the player over the estimate's battles (or `battles` of
+    them, from `seed_base`: the bench checks an estimate against a bigger lab so)."""
     from battles.engine.battle import run_summary
     from battles.engine.model import battle_input
     from battles.engine.policies import GREEDY, policy_version
@@ -150,10 +152,10 @@ def _play(estimate: FairEstimate) -> tuple[int, int, int]:
     # Even battles: the player is side A; odd ones: side B, on the same parties swapped.
     inputs = (battle_input(snap), battle_input({**snap, "sides": snap["sides"][::-1]}))
     wins = losses = draws = 0
-    for n in range(estimate.battles):
+    for n in range(estimate.battles if battles is None else battles):
         seat = n % 2
         policies = (GREEDY, ai) if seat == 0 else (ai, GREEDY)
-        winner = run_summary(inputs[seat], policies, random.Random(SEED_BASE + n))["winner"]
+        winner = run_summary(inputs[seat], policies, random.Random(seed_base + n))["winner"]
         if winner is None:
             draws += 1
         elif winner == seat:
@@ -168,7 +170,7 @@ def run_estimate(estimate_id: int) -> bool:
     estimate = FairEstimate.objects.filter(pk=estimate_id, done=False).first()
     if estimate is None:
         return False
-    wins, losses, draws = _play(estimate)
+    wins, losses, draws = play(estimate)
     with transaction.atomic():
         counted = FairEstimate.objects.filter(pk=estimate_id, done=False).update(
             wins=wins, losses=losses, draws=draws, done=True
@@ -215,6 +217,11 @@ class Picker:
     opponents: list[Opponent]
     fair: Choice | None  # the finished estimate closest to even
     pending: int  # estimates still being played
+
+    @property
+    def far(self) -> bool:
+        """Whether even the fair fight is lopsided (one side wins 4 in 5 more than the other)."""
+        return self.fair is not None and self.fair.estimate.imbalance > FAR
 
     @property
     def choices(self) -> list[Choice]:
