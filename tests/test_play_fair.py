@@ -62,7 +62,8 @@ def test_a_newcomer_hears_about_the_gap_and_is_offered_a_fair_fight(
         first = client.get(url)
     assert first.status_code == 200
     # One estimate per opponent and level, each queued once (tasks run at once in tests).
-    assert len(queued) == len(demo) * len(LEVELS) == FairEstimate.objects.count()
+    # The demo's parties, and the newcomer's own (a mirror match).
+    assert len(queued) == (len(demo) + 1) * len(LEVELS) == FairEstimate.objects.count()
     assert b"Working out" in first.content
     assert FairEstimate.objects.filter(done=True).count() == len(queued)
     assert {e.battles for e in FairEstimate.objects.all()} == {6, 2}
@@ -76,8 +77,8 @@ def test_a_newcomer_hears_about_the_gap_and_is_offered_a_fair_fight(
         assert party.name in page
     assert page.count("Stronger than yours: its Memeyori average Rank") == len(demo)
     assert "A fair fight:" in page
-    # A rank-1 party of three against the demo's rank 2-6 parties: nothing is close.
-    assert "No opponent you can see is close to even yet" in page
+    # Nothing of the demo's is near a rank-1 party of three; its mirror match is.
+    assert "your own party: a mirror match" in page
     fair_pick = min(FairEstimate.objects.all(), key=lambda e: e.imbalance)
     assert f"policy_b={fair_pick.policy}" in page.split("A fair fight:")[1].split("</p>")[0]
     for label, _ in LEVELS.values():

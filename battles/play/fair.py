@@ -1,15 +1,15 @@
 """How strong each AI opponent is against a player's party, and which one is a fair fight
 (issue 31.4).
 
-For the party a player picks, every party they may fight (the first OPPONENTS they can
-see) at every AI level (engine.policies.LEVELS) gets an estimate of the player's chance: a
-quick lab of `battles_for(policy)` battles, the player's side played by greedy (the
-nearest thing to a careful player the site has) against the AI at that level, sides
-alternated so neither seat helps. Estimates run as tasks on the bulk queue
-(`estimate_chance`) and are kept, keyed by what decides a battle and nothing else:
-(party digest, opponent digest, policy, version). A party's digest covers its side of the
-snapshot without names, codes or portraits, and the type chart, so a renamed party keeps
-its estimates and a changed card gets new ones.
+For the party a player picks, every party they may fight (itself, a mirror match, then
+the first others they can see, OPPONENTS in all) at every AI level (engine.policies.LEVELS)
+gets an estimate of the player's chance: a quick lab of `battles_for(policy)` battles,
+the player's side played by greedy (the nearest thing to a careful player the site has)
+against the AI at that level, sides alternated so neither seat helps. Estimates run as
+tasks on the bulk queue (`estimate_chance`) and are kept, keyed by what decides a battle
+and nothing else: (party digest, opponent digest, policy, version). A party's digest
+covers its side of the snapshot without names, codes or portraits, and the type chart,
+so a renamed party keeps its estimates and a changed card gets new ones.
 
 Words: "about 1 in 5" for the chance of winning (`in_words`); the fair fight is the party
 and level whose estimate is closest to even (wins minus losses nearest zero).
@@ -25,7 +25,7 @@ from fractions import Fraction
 from django.db import models, transaction
 from django.utils import timezone
 
-OPPONENTS = 12  # parties estimated for one picker, the first the player can see
+OPPONENTS = 12  # parties estimated for one picker: its own, then the first others it sees
 BATTLES = 300  # per estimate, greedy for the player against the AI
 # Lookahead thinks for tens of milliseconds a plan, a thousand times the others.
 BATTLES_BY_POLICY = {"lookahead": 60}
@@ -207,6 +207,7 @@ class Opponent:
     ranks: tuple[int, int]
     gap: str
     choices: list[Choice]
+    mirror: bool  # the player's own party, against itself
 
 
 @dataclass
@@ -235,21 +236,21 @@ def picker(user, party) -> Picker:
     from battles.services import parties_for
     from battles.snapshot import battle_snapshot
 
-    opponents = list(
+    # The party itself first: a mirror match is even when the AI plays as well as the
+    # player, and the one fair fight a newcomer with nothing near their Rank can have.
+    others = (
         parties_for(user)
         .filter(slots__isnull=False)
         .distinct()
         .exclude(pk=party.pk)
-        .order_by("name", "pk")[:OPPONENTS]
+        .order_by("name", "pk")
     )
     rows = []  # (opponent, snapshot, its digest)
-    for other in opponents:
+    for other in [party, *others[: OPPONENTS - 1]]:
         snap = battle_snapshot(party, other)
         rows.append((other, snap, digest(snap["sides"][1], snap["chart"])))
-    if not rows:  # nobody to fight: the party's own figures alone
-        snap = battle_snapshot(party, party)
-    mine = snap["sides"][0]
-    my_digest = digest(mine, snap["chart"])
+    mine = rows[0][1]["sides"][0]
+    my_digest = rows[0][2]
     kept = FairEstimate.objects.filter(
         party_digest=my_digest, opponent_digest__in=[r[2] for r in rows]
     )
@@ -280,7 +281,11 @@ def picker(user, party) -> Picker:
                 to_queue.append(estimate.pk)
             choices.append(Choice(other, name, label, line, estimate))
         theirs = snap["sides"][1]
-        out.append(Opponent(other, theirs["level"], ranks(theirs), gap(mine, theirs), choices))
+        out.append(
+            Opponent(
+                other, theirs["level"], ranks(theirs), gap(mine, theirs), choices, other == party
+            )
+        )
     _queue(to_queue)
     finished = [c for o in out for c in o.choices if c.estimate.done]
     fair = min(finished, key=lambda c: c.estimate.imbalance, default=None)
