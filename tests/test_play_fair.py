@@ -50,27 +50,39 @@ def test_a_digest_is_how_a_party_plays_not_what_it_is_called(alice, bob, types, 
     assert digest(theirs, snap["chart"]) != digest(mine, snap["chart"])
 
 
+def _work_the_queue() -> int:
+    """What a db_worker on the bulk queue would do: run each queued estimate's task."""
+    from django_tasks_db.models import DBTaskResult
+
+    queued = list(DBTaskResult.objects.filter(status="READY"))
+    for row in queued:
+        assert row.queue_name == "bulk" and row.task_path.endswith("fair_tasks.estimate_chance")
+        fair.run_estimate(*row.args_kwargs["args"])
+    DBTaskResult.objects.filter(pk__in=[r.pk for r in queued]).delete()
+    return len(queued)
+
+
 def test_a_newcomer_hears_about_the_gap_and_is_offered_a_fair_fight(
-    client, alice, newcomer, quick, django_capture_on_commit_callbacks
+    client, alice, newcomer, quick, queued_tasks, django_capture_on_commit_callbacks
 ):
     seed_demo()
     demo = list(Party.objects.filter(owner__username="demo").exclude(slots=None).distinct())
     assert demo
     client.force_login(alice)
     url = reverse("play_fair") + f"?party={newcomer.code}"
-    with django_capture_on_commit_callbacks(execute=True) as queued:
+    with django_capture_on_commit_callbacks(execute=True):
         first = client.get(url)
     assert first.status_code == 200
-    # One estimate per opponent and level, each queued once (tasks run at once in tests).
-    # The demo's parties, and the newcomer's own (a mirror match).
-    assert len(queued) == (len(demo) + 1) * len(LEVELS) == FairEstimate.objects.count()
-    assert b"Working out" in first.content
-    assert FairEstimate.objects.filter(done=True).count() == len(queued)
+    # One estimate per opponent and level, each queued once on the bulk queue: the
+    # demo's parties, and the newcomer's own (a mirror match).
+    count = (len(demo) + 1) * len(LEVELS)
+    assert f"Working out {count} chances in the background" in first.content.decode()
+    assert _work_the_queue() == count == FairEstimate.objects.filter(done=True).count()
     assert {e.battles for e in FairEstimate.objects.all()} == {6, 2}
 
-    with django_capture_on_commit_callbacks(execute=True) as again:
+    with django_capture_on_commit_callbacks(execute=True):
         page = client.get(url).content.decode()
-    assert again == []  # kept: nothing is played twice
+    assert _work_the_queue() == 0  # kept: nothing is played twice
     assert "Working out" not in page
     assert "Your party: Level 1, Rank 1." in page
     for party in demo:
@@ -83,6 +95,14 @@ def test_a_newcomer_hears_about_the_gap_and_is_offered_a_fair_fight(
     assert f"policy_b={fair_pick.policy}" in page.split("A fair fight:")[1].split("</p>")[0]
     for label, _ in LEVELS.values():
         assert label in page
+
+
+def test_without_a_task_worker_the_picker_plays_nothing_in_the_request(client, alice, newcomer):
+    # The suite's immediate backend would run a task inside the request that queues it.
+    client.force_login(alice)
+    page = client.get(reverse("play_fair") + f"?party={newcomer.code}").content.decode()
+    assert "Your party: Level 1, Rank 1." in page and "(not estimated)" in page
+    assert FairEstimate.objects.count() == 0
 
 
 def test_the_new_game_page_loads_the_picker_into_its_opponent_section(client, alice, newcomer):

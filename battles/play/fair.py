@@ -178,6 +178,17 @@ def run_estimate(estimate_id: int) -> bool:
     return bool(counted)
 
 
+def _has_queue() -> bool:
+    """Whether tasks wait for a worker. Without one (the immediate backend: the test suite,
+    DJANGO_TASKS_IMMEDIATE) an estimate would be played inside the page's request, which
+    nothing slow may be: the picker then shows Rank and Level and the estimates it has."""
+    from django_tasks_db.backend import DatabaseBackend
+
+    from .fair_tasks import estimate_chance
+
+    return isinstance(estimate_chance.get_backend(), DatabaseBackend)
+
+
 def _queue(estimate_ids: list[int]) -> None:
     from .fair_tasks import estimate_chance
 
@@ -260,13 +271,16 @@ def picker(user, party) -> Picker:
         if e.policy in POLICIES and e.version == POLICIES[e.policy].version
     }
     now = timezone.now()
+    queue = _has_queue()
     to_queue = []
     out = []
     for other, snap, their_digest in rows:
         choices = []
         for name, (label, line) in LEVELS.items():
             estimate = found.get((their_digest, name))
-            if estimate is None:
+            if not queue:
+                pass  # no worker to play a new one (_has_queue)
+            elif estimate is None:
                 estimate, created = FairEstimate.objects.get_or_create(
                     party_digest=my_digest,
                     opponent_digest=their_digest,
@@ -287,7 +301,7 @@ def picker(user, party) -> Picker:
             )
         )
     _queue(to_queue)
-    finished = [c for o in out for c in o.choices if c.estimate.done]
+    finished = [c for o in out for c in o.choices if c.estimate and c.estimate.done]
     fair = min(finished, key=lambda c: c.estimate.imbalance, default=None)
-    pending = sum(1 for o in out for c in o.choices if not c.estimate.done)
+    pending = sum(1 for o in out for c in o.choices if c.estimate and not c.estimate.done)
     return Picker(party, mine["level"], ranks(mine), out, fair, pending)
