@@ -39,6 +39,15 @@ def test_a_chance_is_said_in_words():
     assert in_words(0.99) == "more than 19 in 20"
 
 
+def test_the_words_name_the_draws_when_there_are_many():
+    even = FairEstimate(battles=2000, wins=570, losses=591, draws=839, done=True)
+    assert fair.Choice(None, "greedy", "Greedy", "", even).words == (
+        "about 2 in 7, and about 2 in 5 are draws"
+    )
+    few = FairEstimate(battles=2000, wins=1462, losses=528, draws=10, done=True)
+    assert fair.Choice(None, "greedy", "Greedy", "", few).words == "about 3 in 4"
+
+
 def test_a_digest_is_how_a_party_plays_not_what_it_is_called(alice, bob, types, newcomer):
     other = make_side(bob, types, "Night", prefix="Moon", visibility="public")
     snap = battle_snapshot(newcomer, other)

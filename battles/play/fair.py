@@ -30,6 +30,7 @@ BATTLES = 300  # per estimate, greedy for the player against the AI
 # Lookahead thinks for tens of milliseconds a plan, a thousand times the others.
 BATTLES_BY_POLICY = {"lookahead": 60}
 STALE = timedelta(hours=1)  # an estimate queued this long ago and not done is queued again
+DRAWS_WORTH_SAYING = 0.1  # the words name the draws from this share of battles
 FAR = 0.6  # |wins - losses| / battles beyond which even the fair fight is called lopsided
 SEED_BASE = 31_000  # the estimates' seeds: SEED_BASE + n, the same for every estimate
 # Whatever names or shows a party or character, not how it plays.
@@ -208,7 +209,15 @@ class Choice:
 
     @property
     def words(self) -> str:
-        return in_words(self.estimate.chance) if self.estimate and self.estimate.done else ""
+        """ "about 1 in 5", and the draws when there are many (a 30-round battle of equals
+        often ends in one, so "2 in 7" alone would hide an even fight)."""
+        e = self.estimate
+        if e is None or not e.done:
+            return ""
+        said = in_words(e.chance)
+        if e.draws >= e.battles * DRAWS_WORTH_SAYING:
+            said += f", and {in_words(e.draws / e.battles)} are draws"
+        return said
 
 
 @dataclass
