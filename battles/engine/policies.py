@@ -14,12 +14,12 @@ version; the old one stays here, unchanged, for as long as battles made with it 
 - `greedy` 2 (greedy.py): one round at a time, by rules; 1 (greedy1.py): the first greedy.
 - `random` 2: each choice uniform among the legal ones, from dice of its own (Policy.dice);
   1: the same from the battle's generator.
-- `lookahead` 3 (lookahead.py): version 2's play, knowing only what the table saw as
-  planning began, from dice of its own; 2 (lookahead2.py): many candidate plans (any
-  Switch; greedy's cards, aimed elsewhere, held back, a Tier up or down, greedy's plan
-  against each enemy alone, ...),
-  each played out over sampled worlds (this round and the next five, both sides by greedy),
-  the promising ones in more worlds (successive halving), the best on average;
+- `lookahead` 3 (lookahead.py): version 2's search in twice as many worlds (24), knowing
+  only what the table saw as planning began, from dice of its own; 2 (lookahead2.py):
+  many candidate plans (any Switch; greedy's cards, aimed elsewhere, held back, a Tier up
+  or down, greedy's plan against each enemy alone, ...), each played out over sampled
+  worlds (this round and the next five, both sides by greedy), the promising ones in more
+  worlds (successive halving), the best on average;
   1 (lookahead1.py): greedy's choices and a few neighbours, each in ten worlds.
 """
 

@@ -12,7 +12,8 @@ covers its side of the snapshot without names, codes or portraits, and the type 
 so a renamed party keeps its estimates and a changed card gets new ones.
 
 Words: "about 1 in 5" for the chance of winning (`in_words`); the fair fight is the party
-and level whose estimate is closest to even (wins minus losses nearest zero).
+and level whose estimate is closest to even (FairEstimate.imbalance: both sides win, and
+as often as each other).
 """
 
 import hashlib
@@ -31,7 +32,7 @@ BATTLES = 300  # per estimate, greedy for the player against the AI
 BATTLES_BY_POLICY = {"lookahead": 60}
 STALE = timedelta(hours=1)  # an estimate queued this long ago and not done is queued again
 DRAWS_WORTH_SAYING = 0.1  # the words name the draws from this share of battles
-FAR = 0.6  # |wins - losses| / battles beyond which even the fair fight is called lopsided
+FAR = 0.6  # an imbalance beyond which even the fair fight is called lopsided
 SEED_BASE = 31_000  # the estimates' seeds: SEED_BASE + n, the same for every estimate
 # Whatever names or shows a party or character, not how it plays.
 NOT_PLAY = ("name", "code", "owner", "portrait")
@@ -73,8 +74,12 @@ class FairEstimate(models.Model):
 
     @property
     def imbalance(self) -> float:
-        """How far from even: |wins - losses| over all battles (0 is a coin toss)."""
-        return abs(self.wins - self.losses) / self.battles if self.battles else 1.0
+        """How far from a fight either side wins as often as the other: 1 less twice the
+        weaker side's share of wins (0 is a coin toss with no draws; a fight that always
+        ends in a draw is as far from even as one that is always lost)."""
+        if not self.battles:
+            return 1.0
+        return 1 - 2 * min(self.wins, self.losses) / self.battles
 
 
 def battles_for(policy: str) -> int:
@@ -241,7 +246,7 @@ class Picker:
 
     @property
     def far(self) -> bool:
-        """Whether even the fair fight is lopsided (one side wins 4 in 5 more than the other)."""
+        """Whether even the fair fight is lopsided: the weaker side wins under 1 in 5."""
         return self.fair is not None and self.fair.estimate.imbalance > FAR
 
     @property
