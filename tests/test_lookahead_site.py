@@ -37,7 +37,7 @@ def test_the_battle_form_offers_lookahead_and_the_battle_records_its_version(cli
     assert (battle.policy_b, battle.policy_version_b) == ("greedy", 2)
     out = StringIO()
     call_command("replay", str(battle.code), stdout=out)
-    assert "lookahead version 2 (side A)" in out.getvalue() and "Identical" in out.getvalue()
+    assert "lookahead version 3 (side A)" in out.getvalue() and "Identical" in out.getvalue()
 
 
 def _lab_post(client, demo, **fields):
