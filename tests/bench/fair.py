@@ -55,7 +55,7 @@ def bench_fair() -> None:
         fair.BATTLES, fair.BATTLES_BY_POLICY = 4, {"lookahead": 2}
     with throwaway_database("fair.sqlite3"):
         seed_demo()
-        for party in _newcomers():
+        for party in _newcomers()[: int(sized(3, 1))]:
             newcomer = party.owner
             picker = fair.picker(newcomer, party)
             for choice in picker.choices:
