@@ -44,6 +44,10 @@ def test_the_words_name_the_draws_when_there_are_many():
     assert fair.Choice(None, "greedy", "Greedy", "", even).words == (
         "about 2 in 7, and about 2 in 5 are draws"
     )
+    half = FairEstimate(battles=2, wins=1, losses=0, draws=1, done=True)
+    assert fair.Choice(None, "greedy", "Greedy", "", half).words == (
+        "about even, and about 1 in 2 are draws"
+    )
     few = FairEstimate(battles=2000, wins=1462, losses=528, draws=10, done=True)
     assert fair.Choice(None, "greedy", "Greedy", "", few).words == "about 3 in 4"
 

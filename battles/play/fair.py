@@ -221,7 +221,8 @@ class Choice:
             return ""
         said = in_words(e.chance)
         if e.draws >= e.battles * DRAWS_WORTH_SAYING:
-            said += f", and {in_words(e.draws / e.battles)} are draws"
+            draws = in_words(e.draws / e.battles).replace("about even", "about 1 in 2")
+            said += f", and {draws} are draws"
         return said
 
 
