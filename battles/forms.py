@@ -2,16 +2,12 @@ from django import forms
 
 from cards.models import Table
 
-from .engine.policies import POLICIES
+from .engine.policies import LEVELS
 from .models import BattleVisibility
 from .services import SEED_MAX, growth_refusal, parties_for, random_seed
 
-POLICY_CHOICES = [
-    ("greedy", "Greedy: the best expected damage per MP, round by round"),
-    ("lookahead", "Lookahead: plays each plan out before choosing (stronger, slower)"),
-    ("random", "Random: any legal choice"),
-]
-assert {name for name, _ in POLICY_CHOICES} == set(POLICIES)
+# The AI levels, weakest first, each with its one line (engine.policies.LEVELS).
+POLICY_CHOICES = [(name, f"{label}: {line}") for name, (label, line) in LEVELS.items()]
 
 
 class PartyChoice(forms.ModelChoiceField):

@@ -9,19 +9,21 @@ played it (the log's `policy_versions`, `Battle.policy_version_a/b`, `Lab.policy
 and replays with `policy_version(name, version)`. A policy whose choices change gets a new
 version; the old one stays here, unchanged, for as long as battles made with it exist.
 
+- `beginner` 1 (beginner.py): a new player's habits, each one to punish: never switches,
+  aims at random, no Tiers, summons its Archon the moment it can.
 - `greedy` 2 (greedy.py): one round at a time, by rules; 1 (greedy1.py): the first greedy.
 - `random` 2: each choice uniform among the legal ones, from dice of its own (Policy.dice);
   1: the same from the battle's generator.
-- `lookahead` 3 (lookahead.py): version 2's play, knowing only what the table saw as
-  planning began, from dice of its own; 2 (lookahead2.py): many candidate plans (any
-  Switch; greedy's cards, aimed elsewhere, held back, a Tier up or down, greedy's plan
-  against each enemy alone, ...),
-  each played out over sampled worlds (this round and the next five, both sides by greedy),
-  the promising ones in more worlds (successive halving), the best on average;
+- `lookahead` 3 (lookahead.py): version 2's search in twice as many worlds (24), knowing
+  only what the table saw as planning began, from dice of its own; 2 (lookahead2.py):
+  many candidate plans (any Switch; greedy's cards, aimed elsewhere, held back, a Tier up
+  or down, greedy's plan against each enemy alone, ...), each played out over sampled
+  worlds (this round and the next five, both sides by greedy), the promising ones in more
+  worlds (successive halving), the best on average;
   1 (lookahead1.py): greedy's choices and a few neighbours, each in ten worlds.
 """
 
-from . import greedy, greedy1, lookahead, lookahead1, lookahead2
+from . import beginner, greedy, greedy1, lookahead, lookahead1, lookahead2
 from .field import Policy, View
 from .model import TIER_COST
 
@@ -96,14 +98,34 @@ LOOKAHEAD = Policy(
     version=lookahead.VERSION,
     dice="own",
 )
+BEGINNER = Policy(
+    "beginner",
+    beginner.switch,
+    beginner.summon,
+    beginner.plays,
+    version=beginner.VERSION,
+    dice="own",
+)
 
 # Every version that may have played a stored battle, by (name, version).
 VERSIONS = {
     (p.name, p.version): p
-    for p in (GREEDY_1, GREEDY, RANDOM_1, RANDOM, LOOKAHEAD_1, LOOKAHEAD_2, LOOKAHEAD)
+    for p in (GREEDY_1, GREEDY, RANDOM_1, RANDOM, LOOKAHEAD_1, LOOKAHEAD_2, LOOKAHEAD, BEGINNER)
 }
 # The current version of each policy: what new battles and labs play.
-POLICIES = {"greedy": GREEDY, "random": RANDOM, "lookahead": LOOKAHEAD}
+POLICIES = {"greedy": GREEDY, "random": RANDOM, "lookahead": LOOKAHEAD, "beginner": BEGINNER}
+# Each policy as a level people choose, weakest first: (the name a person sees, one line on
+# how it plays). Every form that offers a policy reads its labels here.
+LEVELS = {
+    "random": ("Coin Flipper", "Any legal choice, at random: a warm-up."),
+    "beginner": (
+        "Beginner",
+        "Plays like a new player: never switches, aims anywhere, saves no Resonance for Tiers.",
+    ),
+    "greedy": ("Greedy", "The best expected damage per MP, one round at a time."),
+    "lookahead": ("Thinker", "Plays its options out a few rounds ahead before choosing."),
+}
+assert set(LEVELS) == set(POLICIES)
 
 
 def policy_version(name: str, version: int | None = None) -> Policy:

@@ -44,7 +44,7 @@ class NewGameForm(forms.Form):
         help_text="The AI's party, or the second side in hot-seat. A friend brings their own.",
     )
     policy_b = forms.ChoiceField(
-        choices=POLICY_CHOICES, initial="greedy", required=False, label="The AI plays"
+        choices=POLICY_CHOICES, initial="greedy", required=False, label="AI level"
     )
     time_limit = forms.TypedChoiceField(
         choices=TIME_LIMITS,

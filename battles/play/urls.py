@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api
+from . import api, fair_views
 from .views import planning, starting, updates, watching
 
 # The HTML pages are views/'s (a module per part of the journey); the JSON protocol is
@@ -9,6 +9,7 @@ from .views import planning, starting, updates, watching
 urlpatterns = [
     path("", starting.play_list, name="play_list"),
     path("new/", starting.play_new, name="play_new"),
+    path("fair/", fair_views.play_fair, name="play_fair"),
     path("table/<uuid:table_code>/new/", starting.play_table_new, name="play_table_new"),
     path("join/<str:token>/", starting.play_join, name="play_join"),
     path("s/<str:token>/", watching.play_shared, name="play_shared"),

@@ -1,5 +1,6 @@
-"""`make bench` figures for the policies: how strong `lookahead` is against `greedy`, and
-what a lookahead plan costs.
+"""`make bench` figures for the policies: how strong `lookahead` (the Thinker level) is
+against `greedy`, what a lookahead plan costs, and how far below greedy the weaker levels
+play.
 
 Strength: battles of identical parties (each demo party against itself, and random parties
 against themselves), lookahead on side A in even battles and side B in odd ones, so neither
@@ -66,36 +67,56 @@ class _Timed:
         self.policy = Policy(policy.name, switch, summon, plays, version=policy.version)
 
 
-def bench_lookahead() -> None:
-    from battles.engine.battle import run_summary
-    from battles.engine.policies import GREEDY, LOOKAHEAD
+def _record(results: dict, group: str, winner, seat: int) -> None:
+    won, lost, drawn = results.setdefault(group, [0, 0, 0])
+    if winner is None:
+        results[group][2] += 1
+    elif winner == seat:
+        results[group][0] += 1
+    else:
+        results[group][1] += 1
+
+
+def _share(name: str, won: int, lost: int, drawn: int) -> str:
+    """ "wins W, loses L, D draws (d% of battles); w% of decided (95% Wilson lo-hi)"."""
     from battles.lab.stats import wilson
 
-    battles = _inputs(sized(1000, 4), sized(1000, 4))
+    decided = won + lost
+    low, high = wilson(won, decided) if decided else (0.0, 0.0)
+    return (
+        f"{name} wins {won:,}, loses {lost:,}, {drawn:,} draws"
+        f" ({drawn / max(decided + drawn, 1):.0%} of battles); {won / max(decided, 1):.1%} of"
+        f" decided battles (95% Wilson {low:.1%}-{high:.1%})"
+    )
+
+
+def bench_lookahead() -> None:
+    """The strongest level (Thinker: lookahead) against greedy, with plan times."""
+    from battles.engine.battle import run_summary
+    from battles.engine.policies import GREEDY, LEVELS, LOOKAHEAD
+
+    demo_battles, random_battles = int(sized(1000, 4)), int(sized(1000, 4))
+    battles = _inputs(demo_battles, random_battles)
     look_plans, greedy_plans = [], []
     look = _Timed(LOOKAHEAD, look_plans).policy
     greedy = _Timed(GREEDY, greedy_plans).policy
-    won = lost = drawn = 0
+    results: dict[str, list[int]] = {}
     wall = time.perf_counter()
     for n, (data, seed) in enumerate(battles):
         seat = n % 2  # lookahead's side
         policies = (look, greedy) if seat == 0 else (greedy, look)
         winner = run_summary(data, policies, random.Random(seed))["winner"]
-        if winner is None:
-            drawn += 1
-        elif winner == seat:
-            won += 1
-        else:
-            lost += 1
+        _record(results, "demo" if n < demo_battles else "random", winner, seat)
     wall = time.perf_counter() - wall
-    decided = won + lost
-    low, high = wilson(won, decided) if decided else (0.0, 0.0)
+    name = f"{LEVELS['lookahead'][0]} (lookahead {LOOKAHEAD.version})"
+    total = [sum(r[i] for r in results.values()) for i in range(3)]
     print(
-        f"policies: lookahead vs greedy over {len(battles):,} battles of identical parties"
-        f" (sides alternated): lookahead wins {won:,}, greedy {lost:,}, {drawn:,} draws;"
-        f" lookahead wins {won / max(decided, 1):.1%} of decided battles"
-        f" (95% Wilson {low:.1%}-{high:.1%}; goal 70%)"
+        f"policies: {name} vs greedy over {len(battles):,} battles of identical parties"
+        f" (sides alternated; goal 70% of decided battles):"
     )
+    for group, count in (("demo", demo_battles), ("random", random_battles)):
+        print(f"policies:   {count:,} on the {group} parties: {_share(name, *results[group])}")
+    print(f"policies:   all: {_share(name, *total)}")
     look_median = statistics.median(look_plans)
     greedy_median = statistics.median(greedy_plans)
     print(
@@ -108,4 +129,21 @@ def bench_lookahead() -> None:
     )
 
 
-BENCHES = [bench_lookahead]
+def bench_levels() -> None:
+    """The levels below greedy against it, on the same battles: each should lose."""
+    from battles.engine.battle import run_summary
+    from battles.engine.policies import GREEDY, LEVELS, POLICIES
+
+    battles = _inputs(int(sized(500, 4)), int(sized(500, 4)))
+    for policy in ("random", "beginner"):
+        results: dict[str, list[int]] = {}
+        for n, (data, seed) in enumerate(battles):
+            seat = n % 2
+            pair = (POLICIES[policy], GREEDY) if seat == 0 else (GREEDY, POLICIES[policy])
+            _record(results, "all", run_summary(data, pair, random.Random(seed))["winner"], seat)
+        label = LEVELS[policy][0]
+        print(f"policies: {label} ({policy}) vs greedy, {len(battles):,} battles:"
+              f" {_share(label, *results['all'])}")  # fmt: skip
+
+
+BENCHES = [bench_lookahead, bench_levels]

@@ -1,0 +1,322 @@
+"""How strong each AI opponent is against a player's party, and which one is a fair fight
+(issue 31.4).
+
+For the party a player picks, every party they may fight (itself, a mirror match, then
+the first others they can see, OPPONENTS in all) at every AI level (engine.policies.LEVELS)
+gets an estimate of the player's chance: a quick lab of `battles_for(policy)` battles,
+the player's side played by greedy (the nearest thing to a careful player the site has)
+against the AI at that level, sides alternated so neither seat helps. Estimates run as
+tasks on the bulk queue (`estimate_chance`) and are kept, keyed by what decides a battle
+and nothing else: (party digest, opponent digest, policy, version). A party's digest
+covers its side of the snapshot without names, codes or portraits, and the type chart,
+so a renamed party keeps its estimates and a changed card gets new ones.
+
+Words: "about 1 in 5" for the chance of winning (`in_words`); the fair fight is the party
+and level whose estimate is closest to even (FairEstimate.imbalance: both sides win, and
+as often as each other).
+"""
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+from datetime import timedelta
+from fractions import Fraction
+
+from django.db import models, transaction
+from django.utils import timezone
+
+OPPONENTS = 12  # parties estimated for one picker: its own, then the first others it sees
+BATTLES = 300  # per estimate, greedy for the player against the AI
+# Lookahead thinks for tens of milliseconds a plan, a thousand times the others.
+BATTLES_BY_POLICY = {"lookahead": 60}
+STALE = timedelta(hours=1)  # an estimate queued this long ago and not done is queued again
+DRAWS_WORTH_SAYING = 0.1  # the words name the draws from this share of battles
+FAR = 0.6  # an imbalance beyond which even the fair fight is called lopsided
+SEED_BASE = 31_000  # the estimates' seeds: SEED_BASE + n, the same for every estimate
+# Whatever names or shows a party or character, not how it plays.
+NOT_PLAY = ("name", "code", "owner", "portrait")
+
+
+class FairEstimate(models.Model):
+    """The player's chance against one AI opponent: greedy for the party with
+    `party_digest` against the party with `opponent_digest` played by `policy` at
+    `version`, over `battles` battles (sides alternated)."""
+
+    party_digest = models.CharField(max_length=64)
+    opponent_digest = models.CharField(max_length=64)
+    policy = models.CharField(max_length=16)
+    version = models.PositiveSmallIntegerField()
+    # [the player's side, the AI's side] and the chart, as the battles play them.
+    snapshot = models.JSONField()
+    battles = models.PositiveIntegerField()
+    wins = models.PositiveIntegerField(default=0)  # the player's
+    losses = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    done = models.BooleanField(default=False)
+    queued = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        app_label = "battles"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["party_digest", "opponent_digest", "policy", "version"],
+                name="one_fair_estimate_per_matchup",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.party_digest[:8]} vs {self.opponent_digest[:8]} ({self.policy})"
+
+    @property
+    def chance(self) -> float:
+        return self.wins / self.battles if self.battles else 0.0
+
+    @property
+    def imbalance(self) -> float:
+        """How far from a fight either side wins as often as the other: 1 less twice the
+        weaker side's share of wins (0 is a coin toss with no draws; a fight that always
+        ends in a draw is as far from even as one that is always lost)."""
+        if not self.battles:
+            return 1.0
+        return 1 - 2 * min(self.wins, self.losses) / self.battles
+
+
+def battles_for(policy: str) -> int:
+    return BATTLES_BY_POLICY.get(policy, BATTLES)
+
+
+def _playing(row):
+    if isinstance(row, dict):
+        return {k: _playing(v) for k, v in row.items() if k not in NOT_PLAY}
+    if isinstance(row, list):
+        return [_playing(v) for v in row]
+    return row
+
+
+def digest(side: dict, chart) -> str:
+    """SHA-256 of how a party plays: its snapshot side without names, codes and portraits,
+    with the type chart it plays under."""
+    text = json.dumps([_playing(side), chart], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# -- words ---------------------------------------------------------------------------------
+
+
+def in_words(chance: float) -> str:
+    """A chance as people say it: "about 1 in 5", "about 3 in 4", "about even"."""
+    if chance < 0.05:
+        return "less than 1 in 20"
+    if chance > 0.95:
+        return "more than 19 in 20"
+    near = Fraction(chance).limit_denominator(10)
+    if near == Fraction(1, 2):
+        return "about even"
+    # The plainest fraction within a few points: 0.27 is "about 1 in 4", not "3 in 11".
+    for denominator in range(2, 11):
+        numerator = round(chance * denominator)
+        if numerator and abs(numerator / denominator - chance) <= 0.03:
+            return f"about {numerator} in {denominator}"
+    return f"about {near.numerator} in {near.denominator}"
+
+
+def ranks(side: dict) -> tuple[int, int]:
+    """The lowest and highest Rank of a snapshot side's Memeyori."""
+    found = [m["rank"] or 1 for m in side["memeyori"]] or [1]
+    return min(found), max(found)
+
+
+def _mean_rank(side: dict) -> float:
+    found = [m["rank"] or 1 for m in side["memeyori"]] or [1]
+    return sum(found) / len(found)
+
+
+def gap(mine: dict, theirs: dict) -> str:
+    """What a player should hear before fighting a stronger party, or ""."""
+    my_rank, their_rank = _mean_rank(mine), _mean_rank(theirs)
+    said = []
+    if their_rank >= my_rank + 0.5:
+        said.append(f"its Memeyori average Rank {their_rank:.1f} against your {my_rank:.1f}")
+    if theirs["level"] > mine["level"]:
+        said.append(f"its Level is {theirs['level']} against your {mine['level']}")
+    return ("Stronger than yours: " + " and ".join(said) + ".") if said else ""
+
+
+# -- the estimates ---------------------------------------------------------------------------
+
+
+def play(estimate: FairEstimate, battles: int | None = None, seed_base: int = SEED_BASE):
+    """(wins, losses, draws) of the player over the estimate's battles (or `battles` of
+    them, from `seed_base`: the bench checks an estimate against a bigger lab so)."""
+    from battles.engine.battle import run_summary
+    from battles.engine.model import battle_input
+    from battles.engine.policies import GREEDY, policy_version
+
+    snap = estimate.snapshot
+    ai = policy_version(estimate.policy, estimate.version)
+    # Even battles: the player is side A; odd ones: side B, on the same parties swapped.
+    inputs = (battle_input(snap), battle_input({**snap, "sides": snap["sides"][::-1]}))
+    wins = losses = draws = 0
+    for n in range(estimate.battles if battles is None else battles):
+        seat = n % 2
+        policies = (GREEDY, ai) if seat == 0 else (ai, GREEDY)
+        winner = run_summary(inputs[seat], policies, random.Random(seed_base + n))["winner"]
+        if winner is None:
+            draws += 1
+        elif winner == seat:
+            wins += 1
+        else:
+            losses += 1
+    return wins, losses, draws
+
+
+def run_estimate(estimate_id: int) -> bool:
+    """Play one estimate's battles and keep the counts; False if it was done already."""
+    estimate = FairEstimate.objects.filter(pk=estimate_id, done=False).first()
+    if estimate is None:
+        return False
+    wins, losses, draws = play(estimate)
+    with transaction.atomic():
+        counted = FairEstimate.objects.filter(pk=estimate_id, done=False).update(
+            wins=wins, losses=losses, draws=draws, done=True
+        )
+    return bool(counted)
+
+
+def _has_queue() -> bool:
+    """Whether tasks wait for a worker. Without one (the immediate backend: the test suite,
+    DJANGO_TASKS_IMMEDIATE) an estimate would be played inside the page's request, which
+    nothing slow may be: the picker then shows Rank and Level and the estimates it has."""
+    from django_tasks_db.backend import DatabaseBackend
+
+    from .fair_tasks import estimate_chance
+
+    return isinstance(estimate_chance.get_backend(), DatabaseBackend)
+
+
+def _queue(estimate_ids: list[int]) -> None:
+    from .fair_tasks import estimate_chance
+
+    for pk in estimate_ids:
+        transaction.on_commit(lambda pk=pk: estimate_chance.enqueue(pk))
+
+
+@dataclass
+class Choice:
+    """One opponent at one level, as the picker shows it."""
+
+    party: object  # cards.models.Party
+    policy: str
+    label: str
+    line: str
+    estimate: FairEstimate | None
+
+    @property
+    def words(self) -> str:
+        """ "about 1 in 5", and the draws when there are many (a 30-round battle of equals
+        often ends in one, so "2 in 7" alone would hide an even fight)."""
+        e = self.estimate
+        if e is None or not e.done:
+            return ""
+        said = in_words(e.chance)
+        if e.draws >= e.battles * DRAWS_WORTH_SAYING:
+            draws = in_words(e.draws / e.battles).replace("about even", "about 1 in 2")
+            said += f", and {draws} are draws"
+        return said
+
+
+@dataclass
+class Opponent:
+    party: object
+    level: int
+    ranks: tuple[int, int]
+    gap: str
+    choices: list[Choice]
+    mirror: bool  # the player's own party, against itself
+
+
+@dataclass
+class Picker:
+    party: object
+    level: int
+    ranks: tuple[int, int]
+    opponents: list[Opponent]
+    fair: Choice | None  # the finished estimate closest to even
+    pending: int  # estimates still being played
+
+    @property
+    def far(self) -> bool:
+        """Whether even the fair fight is lopsided: the weaker side wins under 1 in 5."""
+        return self.fair is not None and self.fair.estimate.imbalance > FAR
+
+    @property
+    def choices(self) -> list[Choice]:
+        return [c for o in self.opponents for c in o.choices]
+
+
+def picker(user, party) -> Picker:
+    """Every opponent `user` may send `party` against (the first OPPONENTS), at every AI
+    level, with its estimate; those not estimated yet are queued (bulk) and kept."""
+    from battles.engine.policies import LEVELS, POLICIES
+    from battles.services import parties_for
+    from battles.snapshot import battle_snapshot
+
+    # The party itself first: a mirror match is even when the AI plays as well as the
+    # player, and the one fair fight a newcomer with nothing near their Rank can have.
+    others = (
+        parties_for(user)
+        .filter(slots__isnull=False)
+        .distinct()
+        .exclude(pk=party.pk)
+        .order_by("name", "pk")
+    )
+    rows = []  # (opponent, snapshot, its digest)
+    for other in [party, *others[: OPPONENTS - 1]]:
+        snap = battle_snapshot(party, other)
+        rows.append((other, snap, digest(snap["sides"][1], snap["chart"])))
+    mine = rows[0][1]["sides"][0]
+    my_digest = rows[0][2]
+    kept = FairEstimate.objects.filter(
+        party_digest=my_digest, opponent_digest__in=[r[2] for r in rows]
+    )
+    found = {
+        (e.opponent_digest, e.policy): e
+        for e in kept
+        if e.policy in POLICIES and e.version == POLICIES[e.policy].version
+    }
+    now = timezone.now()
+    queue = _has_queue()
+    to_queue = []
+    out = []
+    for other, snap, their_digest in rows:
+        choices = []
+        for name, (label, line) in LEVELS.items():
+            estimate = found.get((their_digest, name))
+            if not queue:
+                pass  # no worker to play a new one (_has_queue)
+            elif estimate is None:
+                estimate, created = FairEstimate.objects.get_or_create(
+                    party_digest=my_digest,
+                    opponent_digest=their_digest,
+                    policy=name,
+                    version=POLICIES[name].version,
+                    defaults={"snapshot": snap, "battles": battles_for(name)},
+                )
+                if created:
+                    to_queue.append(estimate.pk)
+            elif not estimate.done and now - estimate.queued > STALE:
+                FairEstimate.objects.filter(pk=estimate.pk).update(queued=now)
+                to_queue.append(estimate.pk)
+            choices.append(Choice(other, name, label, line, estimate))
+        theirs = snap["sides"][1]
+        out.append(
+            Opponent(
+                other, theirs["level"], ranks(theirs), gap(mine, theirs), choices, other == party
+            )
+        )
+    _queue(to_queue)
+    finished = [c for o in out for c in o.choices if c.estimate and c.estimate.done]
+    fair = min(finished, key=lambda c: c.estimate.imbalance, default=None)
+    pending = sum(1 for o in out for c in o.choices if c.estimate and not c.estimate.done)
+    return Picker(party, mine["level"], ranks(mine), out, fair, pending)

@@ -1,0 +1,32 @@
+"""The opponent picker's strength panel (fair.py): each opponent's Rank and Level and the
+player's chance against it at every AI level, and the fair fight. A page of its own, and
+the panel the new-game page loads into its opponent section with htmx."""
+
+import uuid
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+
+from cards.models import Party
+from memeyori_site.http import require_safe
+
+from . import fair
+
+
+def _own_party(user, code):
+    """The user's party with this code (one with a Memeyori in it), else their first."""
+    own = Party.objects.filter(owner=user, slots__isnull=False).distinct().order_by("name", "pk")
+    try:
+        chosen = own.filter(code=uuid.UUID(str(code))).first() if code else None
+    except ValueError:
+        chosen = None
+    return chosen or own.first()
+
+
+@require_safe
+@login_required
+def play_fair(request):
+    party = _own_party(request.user, request.GET.get("party"))
+    context = {"picker": fair.picker(request.user, party) if party else None}
+    template = "battles/play/fair.html#fair" if request.htmx else "battles/play/fair.html"
+    return render(request, template, context)

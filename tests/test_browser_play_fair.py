@@ -1,0 +1,46 @@
+"""A newcomer on a phone picks an opponent (issue 31.4): the new-game page loads how strong
+each one is, the chances arrive by themselves, and "Choose it" fills in the fair fight."""
+
+import pytest
+from playwright.sync_api import expect
+
+from battles.play import fair
+from tests.playing import make_side
+from tests.test_play_fair import _work_the_queue
+
+from .browser import PHONE, screenshot, signed_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_newcomer_on_a_phone_sees_the_chances_and_takes_the_fair_fight(
+    _browser, live_server, alice, bob, types, monkeypatch, queued_tasks
+):
+    monkeypatch.setattr(fair, "BATTLES", 4)
+    monkeypatch.setattr(fair, "BATTLES_BY_POLICY", {"lookahead": 2})
+    mine = make_side(alice, types, "First Steps", prefix="Step")
+    theirs = make_side(bob, types, "Night", prefix="Moon", visibility="public", size=4)
+    context, page = signed_in(_browser, live_server.url, alice, **PHONE)
+    try:
+        page.goto(f"{live_server.url}/play/new/")
+        panel = page.locator("#fair")
+        expect(panel).to_contain_text("Your chances with First Steps")
+        expect(panel).to_contain_text("Working out 8 chances in the background")
+        assert _work_the_queue() == 8  # a db_worker's part; the panel polls for them
+        expect(panel).to_contain_text("A fair fight:", timeout=15_000)
+        expect(panel).not_to_contain_text("working it out")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        panel.scroll_into_view_if_needed()
+        screenshot(page, "play-fair-01-phone-picker")
+        panel.get_by_role("link", name="Choose it").click()
+        assert page.locator("#id_party").input_value() == str(mine.code)
+        assert page.locator("#id_party_b").input_value() == str(theirs.code)
+        assert page.locator("#id_policy_b").input_value() in fair_levels()
+    finally:
+        context.close()
+
+
+def fair_levels():
+    from battles.engine.policies import LEVELS
+
+    return set(LEVELS)

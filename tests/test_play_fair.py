@@ -1,0 +1,136 @@
+"""The opponent picker (issue 31.4): each opponent's Rank and Level, the player's chance at
+every AI level from a quick lab kept for next time, the gap a newcomer faces, the fair fight."""
+
+import pytest
+from django.urls import reverse
+
+from battles.engine.policies import LEVELS
+from battles.play import fair
+from battles.play.fair import FairEstimate, digest, in_words
+from battles.snapshot import battle_snapshot
+from cards.demo import seed_demo
+from cards.models import Party
+from tests.playing import make_side
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def quick(monkeypatch):
+    """A few battles an estimate: the figures mean little, the machinery is the same."""
+    monkeypatch.setattr(fair, "BATTLES", 6)
+    monkeypatch.setattr(fair, "BATTLES_BY_POLICY", {"lookahead": 2})
+
+
+@pytest.fixture
+def newcomer(alice, types):
+    party = make_side(alice, types, "First Steps", prefix="Step")
+    Party.objects.filter(pk=party.pk).update(level=1, dp_sp=0)
+    party.refresh_from_db()
+    return party
+
+
+def test_a_chance_is_said_in_words():
+    assert in_words(0.2) == "about 1 in 5"
+    assert in_words(0.26) == "about 1 in 4"
+    assert in_words(0.5) == "about even"
+    assert in_words(0.76) == "about 3 in 4"
+    assert in_words(0.01) == "less than 1 in 20"
+    assert in_words(0.99) == "more than 19 in 20"
+
+
+def test_the_words_name_the_draws_when_there_are_many():
+    even = FairEstimate(battles=2000, wins=570, losses=591, draws=839, done=True)
+    assert fair.Choice(None, "greedy", "Greedy", "", even).words == (
+        "about 2 in 7, and about 2 in 5 are draws"
+    )
+    half = FairEstimate(battles=2, wins=1, losses=0, draws=1, done=True)
+    assert fair.Choice(None, "greedy", "Greedy", "", half).words == (
+        "about even, and about 1 in 2 are draws"
+    )
+    few = FairEstimate(battles=2000, wins=1462, losses=528, draws=10, done=True)
+    assert fair.Choice(None, "greedy", "Greedy", "", few).words == "about 3 in 4"
+
+
+def test_a_digest_is_how_a_party_plays_not_what_it_is_called(alice, bob, types, newcomer):
+    other = make_side(bob, types, "Night", prefix="Moon", visibility="public")
+    snap = battle_snapshot(newcomer, other)
+    mine, theirs = snap["sides"]
+    renamed = {**mine, "name": "Renamed", "code": "x", "owner": "someone"}
+    assert digest(renamed, snap["chart"]) == digest(mine, snap["chart"])
+    stronger = {**mine, "level": mine["level"] + 1}
+    assert digest(stronger, snap["chart"]) != digest(mine, snap["chart"])
+    assert digest(theirs, snap["chart"]) != digest(mine, snap["chart"])
+
+
+def _work_the_queue() -> int:
+    """What a db_worker on the bulk queue would do: run each queued estimate's task."""
+    from django_tasks_db.models import DBTaskResult
+
+    queued = list(DBTaskResult.objects.filter(status="READY"))
+    for row in queued:
+        assert row.queue_name == "bulk" and row.task_path.endswith("fair_tasks.estimate_chance")
+        fair.run_estimate(*row.args_kwargs["args"])
+    DBTaskResult.objects.filter(pk__in=[r.pk for r in queued]).delete()
+    return len(queued)
+
+
+def test_a_newcomer_hears_about_the_gap_and_is_offered_a_fair_fight(
+    client, alice, newcomer, quick, queued_tasks, django_capture_on_commit_callbacks
+):
+    seed_demo()
+    demo = list(Party.objects.filter(owner__username="demo").exclude(slots=None).distinct())
+    assert demo
+    client.force_login(alice)
+    url = reverse("play_fair") + f"?party={newcomer.code}"
+    with django_capture_on_commit_callbacks(execute=True):
+        first = client.get(url)
+    assert first.status_code == 200
+    # One estimate per opponent and level, each queued once on the bulk queue: the
+    # demo's parties, and the newcomer's own (a mirror match).
+    count = (len(demo) + 1) * len(LEVELS)
+    assert f"Working out {count} chances in the background" in first.content.decode()
+    assert _work_the_queue() == count == FairEstimate.objects.filter(done=True).count()
+    assert {e.battles for e in FairEstimate.objects.all()} == {6, 2}
+
+    with django_capture_on_commit_callbacks(execute=True):
+        page = client.get(url).content.decode()
+    assert _work_the_queue() == 0  # kept: nothing is played twice
+    assert "Working out" not in page
+    assert "Your party: Level 1, Rank 1." in page
+    for party in demo:
+        assert party.name in page
+    assert page.count("Stronger than yours: its Memeyori average Rank") == len(demo)
+    assert "A fair fight:" in page
+    # Nothing of the demo's is near a rank-1 party of three; its mirror match is.
+    assert "your own party: a mirror match" in page
+    fair_pick = min(FairEstimate.objects.all(), key=lambda e: e.imbalance)
+    assert f"policy_b={fair_pick.policy}" in page.split("A fair fight:")[1].split("</p>")[0]
+    for label, _ in LEVELS.values():
+        assert label in page
+
+
+def test_without_a_task_worker_the_picker_plays_nothing_in_the_request(client, alice, newcomer):
+    # The suite's immediate backend would run a task inside the request that queues it.
+    client.force_login(alice)
+    page = client.get(reverse("play_fair") + f"?party={newcomer.code}").content.decode()
+    assert "Your party: Level 1, Rank 1." in page and "(not estimated)" in page
+    assert FairEstimate.objects.count() == 0
+
+
+def test_the_new_game_page_loads_the_picker_into_its_opponent_section(client, alice, newcomer):
+    client.force_login(alice)
+    page = client.get(reverse("play_new")).content.decode()
+    assert f'hx-get="{reverse("play_fair")}"' in page and 'hx-include="#id_party"' in page
+    panel = client.get(reverse("play_fair"), headers={"HX-Request": "true"})
+    assert panel.status_code == 200
+    assert b"<html" not in panel.content and b'id="fair"' in panel.content
+
+
+def test_the_picker_reads_only_the_players_own_party(client, alice, bob, types, newcomer):
+    theirs = make_side(bob, types, "Night", prefix="Moon", visibility="public")
+    client.force_login(alice)
+    page = client.get(reverse("play_fair") + f"?party={theirs.code}").content.decode()
+    # Bob's party is not Alice's to pick: her own is used, and Bob's is an opponent.
+    assert "Your chances with First Steps" in page and "Night" in page
+    assert client.get(reverse("play_fair") + "?party=not-a-code").status_code == 200
