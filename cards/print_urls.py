@@ -4,6 +4,7 @@ from django.urls import path
 
 from .printing import views
 from .urls import KindConverter  # noqa: F401  (registers the "kind" converter)
+from .views import art
 
 urlpatterns = [
     path("", views.print_page, name="print_page"),
@@ -14,9 +15,11 @@ urlpatterns = [
     path("r/<str:code>/file", views.render_file, name="print_render_file"),
     path("c/<kind:kind>/<uuid:code>/portrait/", views.portrait_page, name="print_portrait"),
     path("c/<kind:kind>/<uuid:code>/", views.cards_page, name="print_cards"),
-    # The cards' pictures, also drawn into every PDF under the same paths (deck.py).
-    # The seed is a character's code, but the picture is only a pattern made from it and
-    # its Type's colour: it says nothing the page showing it does not (no access rule).
-    path("art/<slug:slug>/<uuid:seed>.svg", views.default_art, name="print_default_art"),
+    # The cards' pictures, also drawn into every PDF under the same paths (deck.py). A
+    # character's is drawn from its name and attributes: the character's own access rule.
+    path(
+        "art/<kind:kind>/<uuid:code>/<slug:look>.svg", art.character_art, name="print_default_art"
+    ),
+    path("art/move/<slug:slug>/<slug:category>.svg", art.move_art, name="print_move_art"),
     path("back-<str:style>.svg", views.card_back, name="print_card_back"),
 ]
