@@ -293,8 +293,9 @@ def test_below_rank_6_and_on_an_archon_there_is_no_rank_line(alice, types, rank)
 
 
 def test_a_picture_on_many_cards_is_drawn_once_and_named_on_each(emberpup):
-    # Emberpup's art is on its Mastercard and on the thumbnail of each move card; page
-    # one holds the Mastercard, eight move cards and the cut marks.
+    # Emberpup's art is on its Mastercard and on the thumbnail of each move card, the
+    # physical Blaze band on each move card; page one holds the Mastercard, eight move
+    # cards and the cut marks.
     reader = read(sheet_pdf(character_faces(emberpup)).pdf)
     page = reader.pages[0]
     xobjects = page["/Resources"]["/XObject"]
@@ -303,10 +304,10 @@ def test_a_picture_on_many_cards_is_drawn_once_and_named_on_each(emberpup):
         if op == b"Do" and xobjects[operands[0]].get_object()["/Subtype"] == "/Form":
             forms.add(xobjects[operands[0]].indirect_reference.idnum)
             uses += 1
-    # One drawing of the art window, one of the thumbnail, one of the marks, named by
-    # the nine cards and the sheet.
-    assert len(forms) == 3
-    assert uses == 9 + 1
+    # One drawing of the art window, one of the thumbnail, one of the band, one of the
+    # marks, named by the nine cards, the eight bands and the sheet.
+    assert len(forms) == 4
+    assert uses == 9 + 8 + 1
 
 
 def test_the_renderer_reads_card_css_with_its_fixed_tokens_written_in(settings):

@@ -8,7 +8,7 @@ from django.conf import settings
 from pypdf import PdfReader
 
 from cards.printing import layout, pdf
-from cards.printing.deck import character_faces
+from cards.printing.deck import character_faces, default_art_path
 from cards.printing.render import _roots, render_faces
 from tests.conftest import make_card, make_memeyori
 
@@ -33,7 +33,8 @@ def test_it_prints_a_hostile_name_as_text_and_fetches_nothing(alice, types):
     # was text.
     assert set(result.requested) == {
         pdf.ASSET_BASE + "generated/marks.svg",
-        pdf.ASSET_BASE + f"print/art/shade/{m.code}.svg",
+        pdf.ASSET_BASE + default_art_path(m).lstrip("/"),
+        pdf.ASSET_BASE + "print/art/move/shade/physical.svg",
         pdf.ASSET_BASE + "static/css/card.css",
         pdf.ASSET_BASE + "static/css/print.css",
     }

@@ -347,15 +347,18 @@ def _creature(look: Look, tokens, parts: list[str]) -> None:
     stroke = f'fill="none" stroke="{deep}" stroke-width="3.5" stroke-linecap="round"'
     if look.mouth == "smile":
         parts.append(
-            f'<path d="M{_n(cx - 9)} {_n(my)}Q{_n(cx)} {_n(my + 8)} {_n(cx + 9)} {_n(my)}" {stroke}/>'
-        )  # noqa: E501
+            f'<path d="M{_n(cx - 9)} {_n(my)}Q{_n(cx)} {_n(my + 8)} {_n(cx + 9)} {_n(my)}" '
+            f"{stroke}/>"
+        )
     elif look.mouth == "fang":
         parts.append(
-            f'<path d="M{_n(cx - 10)} {_n(my)}Q{_n(cx)} {_n(my + 7)} {_n(cx + 10)} {_n(my)}" {stroke}/>'
-        )  # noqa: E501
+            f'<path d="M{_n(cx - 10)} {_n(my)}Q{_n(cx)} {_n(my + 7)} {_n(cx + 10)} {_n(my)}" '
+            f"{stroke}/>"
+        )
         parts.append(
-            f'<path d="M{_n(cx + 2)} {_n(my + 3)}l3 6l3 -6Z" fill="#ffffff" stroke="{deep}" stroke-width="1.5"/>'
-        )  # noqa: E501
+            f'<path d="M{_n(cx + 2)} {_n(my + 3)}l3 6l3 -6Z" fill="#ffffff" '
+            f'stroke="{deep}" stroke-width="1.5"/>'
+        )
     elif look.mouth == "open":
         parts.append(f'<ellipse cx="{_n(cx)}" cy="{_n(my + 2)}" rx="6" ry="5" fill="{deep}"/>')
     else:
@@ -515,8 +518,9 @@ def move_art_svg(colour: str, symbol: str, category: str) -> str:
                 f' fill="{deep}"/>'
             )
     parts.append(
-        f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="34" fill="#ffffff" stroke="{deep}" stroke-width="4"/>'
-    )  # noqa: E501
+        f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="34" fill="#ffffff" stroke="{deep}" '
+        'stroke-width="4"/>'
+    )
     parts.append(_use(cx, cy + 2, 46, deep))
     return (
         '<svg class="move-art" xmlns="http://www.w3.org/2000/svg" '
