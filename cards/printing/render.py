@@ -188,7 +188,7 @@ def _zone_info(faces: list[Face]) -> dict[str, dict]:
     for face in faces:
         if face.kind == "back":
             continue
-        info[str(face.zone)] = {"title": face.title, "kind": face.kind, "line": None}
+        info[str(face.zone)] = {"title": face.zone_label, "kind": face.kind, "line": None}
         for number, zone in enumerate(face.lines):
             line = LINE_NAMES[face.kind][number]
             info[str(zone)] = {"title": face.title, "kind": face.kind, "line": line}
