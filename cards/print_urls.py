@@ -21,5 +21,8 @@ urlpatterns = [
         "art/<kind:kind>/<uuid:code>/<slug:look>.svg", art.character_art, name="print_default_art"
     ),
     path("art/move/<slug:slug>/<slug:category>.svg", art.move_art, name="print_move_art"),
+    # A Type's frame: its colour may change, so it is kept a minute (fresh=False).
+    path("frame/<slug:slug>.svg", art.frame, name="print_frame"),
+    path("frame/archon/<slug:slug>.svg", art.frame, {"archon": True}, name="print_frame_archon"),
     path("back-<str:style>.svg", views.card_back, name="print_card_back"),
 ]

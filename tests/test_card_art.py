@@ -208,3 +208,24 @@ def test_an_import_refuses_a_bad_card_flavour(alice, types, value):
     data["memeyori"][0]["cards"][0]["flavour"] = value
     with pytest.raises(exchange.ImportRefused, match="flavour"):
         exchange.import_parse(json.dumps(data), owner=alice)
+
+
+# --- Frames --------------------------------------------------------------------------
+
+
+def test_each_type_has_a_textured_frame_and_archons_have_their_own(client, alice, types):
+    from cards.models import Type
+    from cards.printing.design import frame_path
+
+    blaze = types["Blaze"]
+    memeyori = art.frame_svg(blaze.colour, blaze.symbol, blaze.slug)
+    archon = art.frame_svg(blaze.colour, blaze.symbol, blaze.slug, archon=True)
+    assert memeyori != archon and blaze.colour in memeyori and "#e3b341" in archon
+    assert len({art.frame_pattern(t.slug) for t in Type.objects.all()}) >= 3
+    # The screen's stylesheet and the PDF name the same frame, which the renderer is given.
+    css = client.get(reverse("types_css")).content.decode()
+    assert f'url("{frame_path("blaze")}")' in css and f'url("{frame_path("blaze", True)}")' in css
+    assert client.get(frame_path("blaze", True)).content.decode() == archon
+    m = make_memeyori(alice, blaze)
+    spec = prepare(character_faces(m), sheet=layout.sheet_layout("a4"))
+    assert spec["jobs"][0]["generated"][frame_path("blaze").lstrip("/")] == memeyori

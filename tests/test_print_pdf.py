@@ -305,9 +305,11 @@ def test_a_picture_on_many_cards_is_drawn_once_and_named_on_each(emberpup):
             forms.add(xobjects[operands[0]].indirect_reference.idnum)
             uses += 1
     # One drawing of the art window, one of the thumbnail, one of the band, one of the
-    # marks, named by the nine cards, the eight bands and the sheet.
-    assert len(forms) == 4
-    assert uses == 9 + 8 + 1
+    # Blaze frame, one of the marks, named by the nine cards (art), the eight bands, the
+    # nine frames (a border-image names its picture once for each of its 8 edge pieces)
+    # and the sheet.
+    assert len(forms) == 5
+    assert uses == 9 + 8 + 9 * 8 + 1
 
 
 def test_the_renderer_reads_card_css_with_its_fixed_tokens_written_in(settings):

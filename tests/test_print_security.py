@@ -35,6 +35,7 @@ def test_it_prints_a_hostile_name_as_text_and_fetches_nothing(alice, types):
         pdf.ASSET_BASE + "generated/marks.svg",
         pdf.ASSET_BASE + default_art_path(m).lstrip("/"),
         pdf.ASSET_BASE + "print/art/move/shade/physical.svg",
+        pdf.ASSET_BASE + "print/frame/shade.svg",
         pdf.ASSET_BASE + "static/css/card.css",
         pdf.ASSET_BASE + "static/css/print.css",
     }

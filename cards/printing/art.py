@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .design import mix, type_tokens
+from .design import luminance, mix, type_tokens
 
 HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -577,4 +577,101 @@ def back_svg(colours: list[str], *, solid: bool = False) -> str:
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" '
         f'viewBox="0 0 {BACK_W} {BACK_H}" preserveAspectRatio="none">{"".join(parts)}</svg>'
+    )
+
+
+# A card's frame (63 x 88 mm, in tenths of a millimetre): the ring under the card's
+# 1.8 mm border shows it (card.css), the face inside stays white.
+FRAME_W, FRAME_H, RING = 630, 880, 18
+PATTERNS = ("stripes", "dots", "waves", "zigzag", "scales")
+
+
+def frame_pattern(slug: str) -> str:
+    """Each Type's texture, the same for every card of the Type (a hash of its slug)."""
+    return PATTERNS[hashlib.sha256(slug.encode()).digest()[0] % len(PATTERNS)]
+
+
+def _ring_marks(pattern: str, ink: str) -> str:
+    """The texture along the whole card (the face covers all but the ring), one path."""
+    d = []
+    if pattern == "stripes":
+        d = [f"M{x} 0l-60 {FRAME_H}" for x in range(0, FRAME_W + 60 * 16, 12)]
+        return f'<path d="{"".join(d)}" stroke="{ink}" stroke-width="3"/>'
+    if pattern == "dots":
+        for y in range(4, FRAME_H, 9):
+            for x in range(4 + (y // 9 % 2) * 4, FRAME_W, 9):
+                if x < RING + 2 or x > FRAME_W - RING - 2 or y < RING + 2 or y > FRAME_H - RING - 2:
+                    d.append(f"M{x} {y}h0")
+        return f'<path d="{"".join(d)}" stroke="{ink}" stroke-width="3.6" stroke-linecap="round"/>'
+    if pattern == "waves":
+        for y in (6, 12, FRAME_H - 12, FRAME_H - 6):
+            d.append(f"M0 {y}" + "q6 -5 12 0t12 0" * (FRAME_W // 24 + 1))
+        for x in (6, 12, FRAME_W - 12, FRAME_W - 6):
+            d.append(f"M{x} 0" + "q5 6 0 12t0 12" * (FRAME_H // 24 + 1))
+        return f'<path d="{"".join(d)}" fill="none" stroke="{ink}" stroke-width="1.8"/>'
+    if pattern == "zigzag":
+        for y in (5, FRAME_H - 13):
+            d.append(f"M0 {y + 8}" + "l6 -8l6 8" * (FRAME_W // 12 + 1))
+        for x in (5, FRAME_W - 13):
+            d.append(f"M{x} 0" + "l8 6l-8 6" * (FRAME_H // 12 + 1))
+        return f'<path d="{"".join(d)}" fill="none" stroke="{ink}" stroke-width="2.2"/>'
+    # scales: rows of arcs, offset every other row
+    for y in range(6, FRAME_H, 8):
+        offset = (y // 8 % 2) * 5
+        if RING + 4 < y < FRAME_H - RING - 4:
+            for x in (0, FRAME_W - RING - 2):
+                d.append(f"M{x + offset} {y}" + "a5 5 0 0 0 10 0" * 2)
+        else:
+            d.append(f"M{offset - 10} {y}" + "a5 5 0 0 0 10 0" * (FRAME_W // 10 + 2))
+    return f'<path d="{"".join(d)}" fill="none" stroke="{ink}" stroke-width="1.6"/>'
+
+
+def frame_svg(colour: str, symbol: str, slug: str, *, archon: bool = False) -> str:
+    """A Type's frame: its colour, its texture (`frame_pattern`) in a darker shade, and its
+    symbol in the corners. An Archon's is the Type's deep shade with a gold double rule
+    and studs: told from a Memeyori's across a table."""
+    colour = _hex(colour)
+    tokens = type_tokens(colour)
+    deep = tokens["type-deep"]
+    # Mid-edges: a card's corners are rounded off on screen.
+    half = RING // 2
+    studs = [(FRAME_W // 2, half), (FRAME_W // 2, FRAME_H - half),
+             (half, FRAME_H // 2), (FRAME_W - half, FRAME_H // 2)]  # fmt: skip
+    parts = [f"<defs>{symbol_def(symbol)}</defs>"]
+    # Drawn as the card's border-image (card.css): the corners are the card's own, rounded.
+    clip = f'<clipPath id="c"><rect width="{FRAME_W}" height="{FRAME_H}" rx="30"/></clipPath>'
+    parts[0] = parts[0].replace("</defs>", clip + "</defs>")
+    if archon:
+        gold, base = "#e3b341", mix(deep, 0.25, "#000000")
+        parts.append(f'<rect width="{FRAME_W}" height="{FRAME_H}" fill="{base}"/>')
+        parts.append(_ring_marks(frame_pattern(slug), mix(base, 0.18)))
+        for inset, width in ((4, 2.4), (13, 1.4)):
+            parts.append(
+                f'<rect x="{inset}" y="{inset}" width="{FRAME_W - 2 * inset}" '
+                f'height="{FRAME_H - 2 * inset}" rx="{max(2, 30 - inset)}" fill="none" '
+                f'stroke="{gold}" stroke-width="{width}"/>'
+            )
+        for x, y in studs:
+            parts.append(f'<path d="M{x} {y - 9}l9 9l-9 9l-9 -9z" fill="{gold}"/>')
+            parts.append(_use(x, y + 1, 10, base))
+    else:
+        parts.append(f'<rect width="{FRAME_W}" height="{FRAME_H}" fill="{colour}"/>')
+        # The texture a shade darker, or lighter on a dark Type, so that it shows.
+        ink = mix(colour, 0.3) if luminance(colour) < 0.12 else mix(colour, 0.22, "#000000")
+        parts.append(_ring_marks(frame_pattern(slug), ink))
+        parts.append(
+            f'<rect x="{RING - 1}" y="{RING - 1}" width="{FRAME_W - 2 * RING + 2}" '
+            f'height="{FRAME_H - 2 * RING + 2}" fill="none" stroke="{deep}" stroke-width="2"/>'
+        )
+        for x, y in studs:
+            parts.append(
+                f'<circle cx="{x}" cy="{y}" r="8" fill="#ffffff" stroke="{deep}" '
+                'stroke-width="1.2"/>'
+            )
+            parts.append(_use(x, y + 1, 11, deep))
+    body = parts[0] + f'<g clip-path="url(#c)">{"".join(parts[1:])}</g>'
+    # Its size in pixels is the frame's in tenths of a mm, as border-image-slice counts.
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{FRAME_W}" height="{FRAME_H}" '
+        f'viewBox="0 0 {FRAME_W} {FRAME_H}" preserveAspectRatio="none">{body}</svg>'
     )

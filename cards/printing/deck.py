@@ -17,7 +17,7 @@ from cards import odds, stats
 from cards.media import print_asset_url
 from cards.models import Character, Effect, Matchup, Party
 
-from . import art, fit
+from . import art, design, fit
 
 CATEGORY_ICONS = {"physical": "⚔", "magic": "✦", "support": "✚"}
 # Poker cards have room for this many MP pips; a dearer card shows its number beside one.
@@ -157,6 +157,11 @@ class Face:
             found[self.move_art_url.lstrip("/")] = art.move_art_svg(
                 t.colour, t.symbol, self.card.category
             ).encode()
+        # The frame of the card's Type; an Archon's cards have their own.
+        t = self.card.type if self.kind == "move" else self.character.type
+        found[design.frame_path(t.slug, self.is_archon).lstrip("/")] = art.frame_svg(
+            t.colour, t.symbol, t.slug, archon=self.is_archon
+        ).encode()
         return found
 
     @property

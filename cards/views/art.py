@@ -31,6 +31,14 @@ def character_art(request, kind, code, look):
 
 
 @require_safe
+def frame(request, slug, archon=False):
+    """A Type's card frame (art.frame_svg): its colour, texture and symbol."""
+    type_ = get_object_or_404(Type.objects.only("colour", "symbol", "slug"), slug=slug)
+    svg = art.frame_svg(type_.colour, type_.symbol, type_.slug, archon=archon)
+    return _svg(svg, public=True, fresh=False)
+
+
+@require_safe
 def move_art(request, slug, category):
     """A move card's art: its Type's colour and symbol and its category, nothing else."""
     if category not in Category.values:
