@@ -130,7 +130,8 @@ def type_rules(types) -> str:
             f'{{ border-image-source: url("{frame_path(t.slug)}"); }}'
         )
         rules.append(
-            f'.card.archon.type-{t.slug} {{ border-image-source: url("{frame_path(t.slug, True)}"); }}'
+            f".card.archon.type-{t.slug} "
+            f'{{ border-image-source: url("{frame_path(t.slug, True)}"); }}'
         )
     return "\n".join(rules)
 
