@@ -594,6 +594,19 @@ class TableMembership(models.Model):
         return f"{self.user} at {self.table}"
 
 
+class PrintedNumbers(models.Model):
+    """What a printed card said, by a digest of it (issue 34): its QR code carries the
+    digest, and the page it opens compares these numbers with today's ("printed 3 days
+    ago; Power has changed since"). Written once, the first time the numbers print."""
+
+    digest = models.CharField(max_length=16, unique=True)
+    numbers = models.JSONField()
+    first_printed = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.digest
+
+
 # Stored renders (PDFs and PNGs) are this app's too; their code lives with the printing.
 # So are the task workers' heartbeats (cards/workers.py).
 from .printing.store import Render  # noqa: E402, F401

@@ -4,7 +4,7 @@ from django.urls import path
 
 from .printing import views
 from .urls import KindConverter  # noqa: F401  (registers the "kind" converter)
-from .views import art
+from .views import art, printed
 
 urlpatterns = [
     path("", views.print_page, name="print_page"),
@@ -15,6 +15,17 @@ urlpatterns = [
     path("r/<str:code>/file", views.render_file, name="print_render_file"),
     path("c/<kind:kind>/<uuid:code>/portrait/", views.portrait_page, name="print_portrait"),
     path("c/<kind:kind>/<uuid:code>/", views.cards_page, name="print_cards"),
+    # Where a printed card's QR code leads: is this print still current? (issue 34)
+    path(
+        "c/<kind:kind>/<uuid:code>/printed/<slug:digest>/",
+        printed.printed_card,
+        name="print_printed",
+    ),
+    path(
+        "c/<kind:kind>/<uuid:code>/printed/<slug:digest>/qr.svg",
+        printed.printed_qr,
+        name="print_printed_qr",
+    ),
     # The cards' pictures, also drawn into every PDF under the same paths (deck.py). A
     # character's is drawn from its name and attributes: the character's own access rule.
     path(

@@ -229,3 +229,78 @@ def test_each_type_has_a_textured_frame_and_archons_have_their_own(client, alice
     m = make_memeyori(alice, blaze)
     spec = prepare(character_faces(m), sheet=layout.sheet_layout("a4"))
     assert spec["jobs"][0]["generated"][frame_path("blaze").lstrip("/")] == memeyori
+
+
+# --- The QR code and stale prints ------------------------------------------------------
+
+
+def _decoded(png: bytes) -> list[str]:
+    import zxingcpp
+    from PIL import Image
+
+    return [r.text for r in zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))]
+
+
+def test_the_qr_code_on_each_card_decodes_to_its_page(alice, types, settings):
+    m = make_memeyori(alice, types["Blaze"], name="Scanned")
+    make_card(m, types["Blaze"], name="Nip")
+    for face in character_faces(m):
+        result = render_faces(
+            [face], sheet=layout.single_card_layout("card"), png_dpi=300, png_only=True
+        )
+        url = settings.SITE_URL + face.printed_path
+        assert _decoded(result.png) == [url], face.title
+        assert url.startswith(f"{settings.SITE_URL}/print/c/memeyori/{m.code}/printed/")
+
+
+def _printed(m):
+    """Print the character's cards (which records what they say) and give the faces."""
+    faces = character_faces(m)
+    render_faces(faces, sheet=layout.sheet_layout("a4"))
+    return faces
+
+
+def test_a_card_printed_then_edited_shows_changed_since_printed(client, alice, types):
+    m = make_memeyori(alice, types["Blaze"], name="Edited", visibility="public")
+    card = make_card(m, types["Blaze"], name="Nip", power=4)
+    move = _printed(m)[1]
+    page = client.get(move.printed_path).content.decode()
+    assert "Printed today; nothing on it has changed since." in page
+    card.power = 6
+    card.save()
+    page = client.get(move.printed_path).content.decode()
+    assert "Power" in page and "changed since" in page and "nothing on it" not in page
+    from cards.models import PrintedNumbers
+
+    PrintedNumbers.objects.update(first_printed=timezone_days_ago(3))
+    page = client.get(move.printed_path).content.decode()
+    assert "Printed 3 days ago; Power" in page
+
+
+def timezone_days_ago(days: int):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    return timezone.now() - timedelta(days=days, minutes=5)
+
+
+def test_a_mastercard_printed_before_a_rank_up_says_so(client, alice, types):
+    m = make_memeyori(alice, types["Blaze"], name="Grower", visibility="public", rank=2)
+    path = _printed(m)[0].printed_path  # what the paper carries
+    m.rank = 3
+    m.save()
+    page = client.get(path).content.decode()
+    status = page[page.find('class="printed-status') :][:300]
+    assert "Printed today; Rank has changed since." in status, status
+
+
+def test_a_private_characters_printed_page_asks_to_sign_in(client, alice, bob, types):
+    m = make_memeyori(alice, types["Shade"], name="Hidden")
+    master = _printed(m)[0]
+    response = client.get(master.printed_path)
+    assert response.status_code == 302 and response.url.startswith("/accounts/login/?next=")
+    client.force_login(bob)
+    assert client.get(master.printed_path).status_code == 404
+    client.force_login(alice)
+    assert "nothing on it has changed since" in client.get(master.printed_path).content.decode()

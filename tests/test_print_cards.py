@@ -93,7 +93,7 @@ def test_a_move_card_carries_every_element_and_the_builders_numbers(demo):
     # the chance to land and to crit against a typical Evasion, the damage of each Tier.
     row = odds.attack_rows(pup.derived, 2)[1]
     assert f"Lands {row.land.text} · crit {row.critical.text} vs Evasion 2" in text
-    assert f"{row.accuracy} dice · damage vs RES 2 (average human) · same Type x6/5" in text
+    assert f"{row.accuracy} dice · damage vs RES 2 · same Type x6/5" in text
     tier1 = howl.table.tiers[0]
     assert f"{tier1.hit} damage on a hit · {tier1.critical} on a critical" in text
     # The whole grid is not on the face: it is on the cards page (full_table).

@@ -307,9 +307,9 @@ def test_a_picture_on_many_cards_is_drawn_once_and_named_on_each(emberpup):
     # One drawing of the art window, one of the thumbnail, one of the band, one of the
     # Blaze frame, one of the marks, named by the nine cards (art), the eight bands, the
     # nine frames (a border-image names its picture once for each of its 8 edge pieces)
-    # and the sheet.
-    assert len(forms) == 5
-    assert uses == 9 + 8 + 9 * 8 + 1
+    # and the sheet; and each card's own QR code.
+    assert len(forms) == 5 + 9
+    assert uses == 9 + 8 + 9 * 8 + 1 + 9
 
 
 def test_the_renderer_reads_card_css_with_its_fixed_tokens_written_in(settings):

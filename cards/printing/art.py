@@ -580,6 +580,20 @@ def back_svg(colours: list[str], *, solid: bool = False) -> str:
     )
 
 
+def qr_svg(url: str) -> str:
+    """A QR code of `url` (segno), black on white with a one-module margin, one path."""
+    import io
+
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="l", micro=False).save(
+        out, kind="svg", xmldecl=False, svgns=True, nl=False, border=1, omitsize=True,
+        svgclass=None, lineclass=None, light="#ffffff",
+    )  # fmt: skip
+    return out.getvalue().decode()
+
+
 # A card's frame (63 x 88 mm, in tenths of a millimetre): the ring under the card's
 # 1.8 mm border shows it (card.css), the face inside stays white.
 FRAME_W, FRAME_H, RING = 630, 880, 18

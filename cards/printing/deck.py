@@ -7,15 +7,18 @@ file for the renderer). Everything a card says is computed here, from cards/stat
 it out.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db.models import Q
 
 from battles.engine import words
 from battles.engine.model import ARCHON_SUMMON_COST
 from cards import odds, stats
 from cards.media import print_asset_url
-from cards.models import Character, Effect, Matchup, Party
+from cards.models import Character, Effect, Matchup, Party, PrintedNumbers
 
 from . import art, design, fit
 
@@ -31,7 +34,7 @@ MASTER_LINES = 6
 # that overflows is reported by the preflight).
 LINE_NAMES = {
     "master": ("name", "Type line", "Weak to / Strong against line", "foot line"),
-    "move": ("name", "Type line", "Type matchups line", "foot line"),
+    "move": ("name", "Type line", "Type matchups line", "foot line", "odds panel"),
 }
 
 
@@ -157,12 +160,54 @@ class Face:
             found[self.move_art_url.lstrip("/")] = art.move_art_svg(
                 t.colour, t.symbol, self.card.category
             ).encode()
+        found[self.qr_url.lstrip("/")] = art.qr_svg(settings.SITE_URL + self.printed_path).encode()
         # The frame of the card's Type; an Archon's cards have their own.
         t = self.card.type if self.kind == "move" else self.character.type
         found[design.frame_path(t.slug, self.is_archon).lstrip("/")] = art.frame_svg(
             t.colour, t.symbol, t.slug, archon=self.is_archon
         ).encode()
         return found
+
+    # --- The QR code and what the card printed (issue 34) -------------------------------
+
+    @property
+    def printed(self) -> dict:
+        """What this face tells a player, by the words it uses for them: stored when it
+        prints (PrintedNumbers), compared with today's on the page its QR code opens."""
+        c = self.character
+        if self.kind == "master":
+            said = {"Name": c.name, "Type": c.type.name, "HP": self.hp}
+            if not self.is_archon:
+                said["Rank"] = c.rank_for_stats
+            said.update((row["label"], row["value"]) for row in self.attributes)
+            said["Cards"] = len(self.cards)
+        else:
+            card, t = self.card, self.table
+            said = {
+                "Name": card.name, "Type": card.type.name, "Category": card.category,
+                "Power": card.power, "MP cost": card.mp_cost, "Quick": card.quick,
+                "Tier 2 Power": card.tier2_power, "Tier 3 Power": card.tier3_power,
+                "Chance to land": t.land.text if t.land else "",
+                "Damage" if t.category != odds.SUPPORT else "Heal": [
+                    line.heal if t.category == odds.SUPPORT else line.hit for line in t.tiers
+                ],
+            }  # fmt: skip
+        return said
+
+    @property
+    def printed_digest(self) -> str:
+        return printed_digest(self.character, self.card, self.printed)
+
+    @property
+    def printed_path(self) -> str:
+        """The page a printed card's QR code opens: its character's cards, and whether
+        this print is still current (cards/views/printed.py)."""
+        c = self.character
+        return f"/print/c/{c.kind}/{c.code}/printed/{self.printed_digest}/"
+
+    @property
+    def qr_url(self) -> str:
+        return self.printed_path + "qr.svg"
 
     @property
     def zone_label(self) -> str:
@@ -357,7 +402,7 @@ class Face:
         stab = " · same Type x6/5" if t.stab else ""
         return (
             f"Lands {t.land.text} · crit {t.critical.text} vs Evasion {t.evasion}\n"
-            f"{t.dice} dice · damage vs {t.guard} {t.guard_value} (average human){stab}"
+            f"{t.dice} dice · damage vs {t.guard} {t.guard_value}{stab}"
         )
 
     @property
@@ -437,6 +482,32 @@ class Face:
             rows += (text or "").splitlines()
         rows += card.flavour.splitlines()
         return tuple(rows)
+
+
+def printed_digest(character, card, said: dict) -> str:
+    """A short name for what a face printed: its character, its card, its numbers."""
+    key = {"kind": character.kind, "code": str(character.code),
+           "card": str(card.code) if card is not None else None, "said": said}  # fmt: skip
+    text = json.dumps(key, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def record_printed(faces: list[Face]) -> None:
+    """Keep what each face prints, once per digest (one query per document), for the
+    page its QR code opens."""
+    rows = {}
+    for face in faces:
+        if face.kind == "back":
+            continue
+        c = face.character
+        rows[face.printed_digest] = {
+            "kind": c.kind, "code": str(c.code),
+            "card": str(face.card.code) if face.card is not None else None,
+            "said": face.printed,
+        }  # fmt: skip
+    PrintedNumbers.objects.bulk_create(
+        [PrintedNumbers(digest=d, numbers=n) for d, n in rows.items()], ignore_conflicts=True
+    )
 
 
 def default_art_path(character, look=None) -> str:

@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from cards.models import Type
 
 from . import art, design, fit, layout, pdf
-from .deck import LINE_NAMES, Face, number_zones
+from .deck import LINE_NAMES, Face, number_zones, record_printed
 
 # A bound on one document, so one request cannot ask for an endless render (27 sheets).
 MAX_FACES = 240
@@ -164,6 +164,7 @@ def pictures(faces: list[Face], types, *, backs: bool, solid: bool) -> dict[str,
     found = {}
     for face in faces:
         found.update(face.pictures())
+    record_printed(faces)
     if backs:
         name = f"print/back-{'solid' if solid else 'light'}.svg"
         found[name] = art.back_svg([t.colour for t in types], solid=solid).encode()

@@ -1,0 +1,79 @@
+"""The page a printed card's QR code opens (issue 34): the character's cards as they are
+now, every Evasion and Defense of each move, and whether the print in the player's hand
+is still current ("Printed 3 days ago; Power has changed since")."""
+
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+from cards.models import PrintedNumbers
+from cards.printing import art
+from cards.printing.deck import character_faces, printed_digest
+from memeyori_site.http import require_safe
+
+from .access import get_character_for_viewer
+
+
+def printed_changes(said: dict, now: dict) -> list[str]:
+    """The names of what a print said that is no longer so, in the card's own words."""
+    return [name for name, value in said.items() if now.get(name) != value]
+
+
+def _days(when) -> str:
+    days = (timezone.now() - when).days
+    return "today" if days == 0 else "yesterday" if days == 1 else f"{days} days ago"
+
+
+@require_safe
+def printed_card(request, kind, code, digest):
+    """Anyone who may see the character sees its cards here; a private character asks a
+    visitor to sign in (and is the same 404 as any other code to everyone else)."""
+    try:
+        character = get_character_for_viewer(request, kind, code)
+    except Http404:
+        if request.user.is_authenticated:
+            raise
+        return redirect_to_login(request.get_full_path())
+    faces = character_faces(character, screen=True)
+    row = PrintedNumbers.objects.filter(digest=digest).first()
+    status = None
+    if row is not None and row.numbers.get("code") == str(character.code):
+        printed_card = row.numbers.get("card")
+        face = next(
+            (
+                f
+                for f in faces
+                if (str(f.card.code) if f.card is not None else None) == printed_card
+            ),
+            None,
+        )
+        said = row.numbers.get("said", {})
+        if face is None:
+            status = {"when": _days(row.first_printed), "gone": True, "changes": []}
+        else:
+            status = {
+                "when": _days(row.first_printed),
+                "gone": False,
+                "changes": printed_changes(said, face.printed),
+                "title": face.title,
+                "current": printed_digest(character, face.card, face.printed) == digest,
+            }
+    return render(
+        request,
+        "print/printed.html",
+        {"character": character, "master": faces[0], "moves": faces[1:], "status": status,
+         "is_owner": request.user.is_authenticated and character.owner_id == request.user.pk},
+    )  # fmt: skip
+
+
+@require_safe
+def printed_qr(request, kind, code, digest):
+    """The QR code a card carries, for the screen: made from the URL alone (it says
+    nothing that the URL does not)."""
+    from django.conf import settings
+
+    url = f"{settings.SITE_URL}/print/c/{kind}/{code}/printed/{digest}/"
+    response = HttpResponse(art.qr_svg(url), content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
