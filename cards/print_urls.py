@@ -21,6 +21,7 @@ urlpatterns = [
         printed.printed_card,
         name="print_printed",
     ),
+    path("p/<slug:digest>", printed.printed_short, name="print_printed_short"),
     path(
         "c/<kind:kind>/<uuid:code>/printed/<slug:digest>/qr.svg",
         printed.printed_qr,

@@ -241,16 +241,19 @@ def _decoded(png: bytes) -> list[str]:
     return [r.text for r in zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))]
 
 
-def test_the_qr_code_on_each_card_decodes_to_its_page(alice, types, settings):
+def test_the_qr_code_on_each_card_decodes_to_its_page(client, alice, types, settings):
     m = make_memeyori(alice, types["Blaze"], name="Scanned")
     make_card(m, types["Blaze"], name="Nip")
     for face in character_faces(m):
         result = render_faces(
             [face], sheet=layout.single_card_layout("card"), png_dpi=300, png_only=True
         )
-        url = settings.SITE_URL + face.printed_path
+        url = settings.SITE_URL + face.short_path
         assert _decoded(result.png) == [url], face.title
-        assert url.startswith(f"{settings.SITE_URL}/print/c/memeyori/{m.code}/printed/")
+        # It leads to the card's page, by the character's public code.
+        response = client.get(url.removeprefix(settings.SITE_URL))
+        assert response.status_code == 302 and response.url == face.printed_path
+        assert face.printed_path.startswith(f"/print/c/memeyori/{m.code}/printed/")
 
 
 def _printed(m):

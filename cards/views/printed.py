@@ -4,7 +4,7 @@ is still current ("Printed 3 days ago; Power has changed since")."""
 
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 
 from cards.models import PrintedNumbers
@@ -68,12 +68,23 @@ def printed_card(request, kind, code, digest):
 
 
 @require_safe
+def printed_short(request, digest):
+    """Where a QR code leads: the printed card's page, found by what it printed (the page
+    applies the character's access rule)."""
+    row = get_object_or_404(PrintedNumbers, digest=digest)
+    kind, code = row.numbers.get("kind"), row.numbers.get("code")
+    if kind not in ("memeyori", "archon") or not code:
+        raise Http404
+    return redirect("print_printed", kind=kind, code=code, digest=digest)
+
+
+@require_safe
 def printed_qr(request, kind, code, digest):
-    """The QR code a card carries, for the screen: made from the URL alone (it says
+    """The QR code a card carries, for the screen: made from the digest alone (it says
     nothing that the URL does not)."""
     from django.conf import settings
 
-    url = f"{settings.SITE_URL}/print/c/{kind}/{code}/printed/{digest}/"
+    url = f"{settings.SITE_URL}/print/p/{digest}"
     response = HttpResponse(art.qr_svg(url), content_type="image/svg+xml")
     response["Cache-Control"] = "public, max-age=86400"
     return response
