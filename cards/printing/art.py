@@ -367,7 +367,7 @@ def _creature(look: Look, tokens, parts: list[str]) -> None:
     for x in (cx - w * 0.33, cx + w * 0.33):
         parts.append(
             f'<ellipse cx="{_n(x)}" cy="{_n(my - 2)}" rx="6" ry="4" fill="{mix(colour, 0.5)}"/>'
-        )  # noqa: E501
+        )
 
 
 def _summoner(look: Look, tokens, parts: list[str]) -> None:
@@ -383,7 +383,7 @@ def _summoner(look: Look, tokens, parts: list[str]) -> None:
     # The staff, with the symbol in a ring at its top (Aura: more rings).
     parts.append(
         f'<path d="M{_n(sx)} {_n(base + 4)}V{_n(top + 6)}" stroke="{deep}" stroke-width="6"/>'
-    )  # noqa: E501
+    )
     for ring in range(1 + look.halo // 7):
         parts.append(
             f'<circle cx="{_n(sx)}" cy="{_n(top - 12)}" r="{20 + ring * 7}" fill="none" '

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from cards.models import PrintedNumbers
 from cards.printing import art
-from cards.printing.deck import character_faces, printed_digest
+from cards.printing.deck import character_faces
 from memeyori_site.http import require_safe
 
 from .access import get_character_for_viewer
@@ -57,7 +57,6 @@ def printed_card(request, kind, code, digest):
                 "gone": False,
                 "changes": printed_changes(said, face.printed),
                 "title": face.title,
-                "current": printed_digest(character, face.card, face.printed) == digest,
             }
     return render(
         request,
