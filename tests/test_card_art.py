@@ -302,7 +302,8 @@ def test_a_private_characters_printed_page_asks_to_sign_in(client, alice, bob, t
     m = make_memeyori(alice, types["Shade"], name="Hidden")
     master = _printed(m)[0]
     response = client.get(master.printed_path)
-    assert response.status_code == 302 and response.url.startswith("/accounts/login/?next=")
+    assert response.status_code == 404 and "Sign in to see this card" in response.content.decode()
+    assert "/accounts/login/?next=" in response.content.decode()
     client.force_login(bob)
     assert client.get(master.printed_path).status_code == 404
     client.force_login(alice)

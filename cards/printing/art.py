@@ -141,8 +141,9 @@ def look(*, kind: str, code, name: str, colour: str, attributes: dict, variant: 
     ears = dice.pick(HOODS if kind == "archon" else EARS)
     marking, mouth, rays = dice.pick(MARKINGS), dice.pick(MOUTHS), dice.pick(RAYS)
     tilt = dice.byte() % 30
+    # Three: each is the symbol's whole outline again for the renderer to draw.
     scatter = tuple(
-        (12 + dice.byte() % 200, 10 + dice.byte() % 90, 14 + dice.byte() % 12) for _ in range(5)
+        (12 + dice.byte() % 200, 10 + dice.byte() % 90, 16 + dice.byte() % 12) for _ in range(3)
     )
     width = 84 + a["strength"] * 2.5 + dice.byte() % 12
     height = 76 + a["endurance"] * 2 + dice.byte() % 12
@@ -442,6 +443,9 @@ def _summoner(look: Look, tokens, parts: list[str]) -> None:
         )
 
 
+# The pictures are pure functions of frozen inputs, and every print request makes them
+# again (render.prepare hashes them into the render's key): kept once made.
+@lru_cache(maxsize=512)
 def look_svg(look: Look, symbol: str) -> str:
     tokens = type_tokens(look.colour)
     parts: list[str] = [f"<defs>{symbol_def(symbol)}</defs>"]
@@ -466,6 +470,7 @@ def look_digest(look: Look) -> str:
     return hashlib.sha256(repr(look).encode()).hexdigest()[:12]
 
 
+@lru_cache(maxsize=256)
 def move_art_svg(colour: str, symbol: str, category: str) -> str:
     """A move card's band: the Type's colour and symbol, and what the move does (claw
     marks for physical, rings and sparks for magic, a cross in a glow for support)."""
@@ -486,7 +491,7 @@ def move_art_svg(colour: str, symbol: str, category: str) -> str:
             f"L{_n(cx + 600 * math.cos(a1))} {_n(cy + 600 * math.sin(a1))}Z"
         )
     parts.append(f'<path d="{"".join(wedges)}" fill="{mix(colour, 0.6)}"/>')
-    for i, x in enumerate(range(40, MOVE_W, 80)):
+    for i, x in enumerate((70, 190, 370, 490)):
         parts.append(_use(x, 30 if i % 2 else 110, 22, mix(colour, 0.45)))
     if category == "physical":
         # Three claw marks across the symbol.
@@ -580,6 +585,7 @@ def back_svg(colours: list[str], *, solid: bool = False) -> str:
     )
 
 
+@lru_cache(maxsize=1024)
 def qr_svg(url: str) -> str:
     """A QR code of `url` (segno), black on white with a one-module margin, one path."""
     import io
@@ -640,6 +646,7 @@ def _ring_marks(pattern: str, ink: str) -> str:
     return f'<path d="{"".join(d)}" fill="none" stroke="{ink}" stroke-width="1.6"/>'
 
 
+@lru_cache(maxsize=128)
 def frame_svg(colour: str, symbol: str, slug: str, *, archon: bool = False) -> str:
     """A Type's frame: its colour, its texture (`frame_pattern`) in a darker shade, and its
     symbol in the corners. An Archon's is the Type's deep shade with a gold double rule

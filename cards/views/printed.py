@@ -2,14 +2,16 @@
 now, every Evasion and Defense of each move, and whether the print in the player's hand
 is still current ("Printed 3 days ago; Power has changed since")."""
 
-from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 
 from cards.models import PrintedNumbers
 from cards.printing import art
 from cards.printing.deck import character_faces
+from memeyori_site.errors import error_page
 from memeyori_site.http import require_safe
 
 from .access import get_character_for_viewer
@@ -27,14 +29,21 @@ def _days(when) -> str:
 
 @require_safe
 def printed_card(request, kind, code, digest):
-    """Anyone who may see the character sees its cards here; a private character asks a
-    visitor to sign in (and is the same 404 as any other code to everyone else)."""
+    """Anyone who may see the character sees its cards here. To a visitor a card they may
+    not see is a 404 that asks them to sign in (the same for a code that never existed, so
+    it says nothing); to everyone else, the site's plain 404."""
     try:
         character = get_character_for_viewer(request, kind, code)
     except Http404:
         if request.user.is_authenticated:
             raise
-        return redirect_to_login(request.get_full_path())
+        login = reverse("login") + "?" + urlencode({"next": request.get_full_path()})
+        return error_page(
+            request, 404, title="Sign in to see this card",
+            message="These cards are not public. If they are yours, or shared with your "
+            "tables, sign in to see whether your printed card is still current.",
+            action_url=login, action_label="Sign in",
+        )  # fmt: skip
     faces = character_faces(character, screen=True)
     row = PrintedNumbers.objects.filter(digest=digest).first()
     status = None
@@ -79,10 +88,11 @@ def printed_short(request, digest):
 
 @require_safe
 def printed_qr(request, kind, code, digest):
-    """The QR code a card carries, for the screen: made from the digest alone (it says
-    nothing that the URL does not)."""
+    """The QR code a card carries, for the screen, beside the card it is on: made from
+    the digest alone, shown to whoever may see the card (the matrix's one rule)."""
     from django.conf import settings
 
+    get_character_for_viewer(request, kind, code)
     url = f"{settings.SITE_URL}/print/p/{digest}"
     response = HttpResponse(art.qr_svg(url), content_type="image/svg+xml")
     response["Cache-Control"] = "public, max-age=86400"
