@@ -57,6 +57,9 @@ CARD_FIELDS = {
     "tier3_power": (int, type(None)),
     "tier3_text": str,
 }
+# Fields a file may leave out (older exports predate them), with the kind of value each takes.
+OPTIONAL_CHARACTER_FIELDS = {"art_variant": int}
+OPTIONAL_CARD_FIELDS = {"flavour": str}
 PARTY_FIELDS = {
     "name": str,
     "level": int,
@@ -83,13 +86,14 @@ def _character_data(character, ref: str) -> dict:
     data.update(character.attributes())
     data.update(
         flavour=character.flavour,
+        art_variant=character.art_variant,
         visibility=character.visibility,
         portrait_focus_x=character.portrait_focus_x,
         portrait_focus_y=character.portrait_focus_y,
         cards=[
             {
                 name: (getattr(card, name) if name != "type" else card.type.name)
-                for name in CARD_FIELDS
+                for name in (*CARD_FIELDS, *OPTIONAL_CARD_FIELDS)
             }
             for card in character.cards.select_related("type")
         ],
@@ -181,17 +185,18 @@ def _shown(text: str) -> str:
     )
 
 
-def _check_fields(where: str, row, spec: dict, extra=()) -> None:
+def _check_fields(where: str, row, spec: dict, extra=(), optional: dict | None = None) -> None:
     if not isinstance(row, dict):
         raise ImportRefused(f"{where} must be an object.")
-    allowed = set(spec) | set(extra)
+    optional = optional or {}
+    allowed = set(spec) | set(extra) | set(optional)
     unknown = sorted(set(row) - allowed)
     if unknown:
         raise ImportRefused(f"{where} has unknown fields: {', '.join(map(_shown, unknown))}.")
     missing = [name for name in spec if name not in row]
     if missing:
         raise ImportRefused(f"{where} is missing {', '.join(missing)}.")
-    for name, kinds in spec.items():
+    for name, kinds in [*spec.items(), *((n, k) for n, k in optional.items() if n in row)]:
         value = row[name]
         kinds = kinds if isinstance(kinds, tuple) else (kinds,)
         # bool is an int subclass, but true is not a Strength of 1 (R1).
@@ -250,7 +255,7 @@ def _build_character(model, where: str, row, types, owner):
     spec = dict(CHARACTER_FIELDS)
     if model is Memeyori:
         spec["rank"] = int
-    _check_fields(where, row, spec, extra=("ref", "cards"))
+    _check_fields(where, row, spec, extra=("ref", "cards"), optional=OPTIONAL_CHARACTER_FIELDS)
     if not isinstance(row.get("ref"), str) or not isinstance(row.get("cards"), list):
         raise ImportRefused(f"{where} needs a text ref and a list of cards.")
     if len(row["cards"]) > MAX_CARDS:
@@ -275,7 +280,7 @@ def _build_character(model, where: str, row, types, owner):
     cards = []
     for i, card_row in enumerate(row["cards"]):
         card_where = f"{where}.cards[{i}]"
-        _check_fields(card_where, card_row, CARD_FIELDS)
+        _check_fields(card_where, card_row, CARD_FIELDS, optional=OPTIONAL_CARD_FIELDS)
         data = {k: v for k, v in card_row.items() if v is not None}
         data["type"] = _type(f"{card_where}.type", card_row["type"], types).pk
         # The holder does not exist yet; clean() only needs to know there is exactly one.

@@ -9,6 +9,7 @@ from django.core.files.uploadedfile import UploadedFile
 
 from . import stats
 from .models import (
+    ART_VARIANTS,
     Archon,
     Card,
     Effect,
@@ -133,9 +134,23 @@ class CharacterForm(LimitsShown, forms.ModelForm):
         widget=forms.ClearableFileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
     )
 
+    # Optional in a post (0 when left out), so a client that predates it still saves.
+    art_variant = forms.IntegerField(
+        label="Art variant",
+        min_value=0,
+        max_value=ART_VARIANTS - 1,
+        required=False,
+        help_text=(
+            f"Without a portrait the cards show art drawn for this character: "
+            f"0 to {ART_VARIANTS - 1} give {ART_VARIANTS} looks."
+        ),
+        error_messages=_range_messages("Art variant", 0, ART_VARIANTS - 1),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "step": 1}),
+    )
+
     class Meta:
         model = Memeyori
-        fields = ["name", "type", *stats.ATTRIBUTES, "flavour", "visibility"]
+        fields = ["name", "type", *stats.ATTRIBUTES, "flavour", "art_variant", "visibility"]
         field_classes = {"type": TypeChoiceField}
 
     def __init__(self, *args, **kwargs):
@@ -162,6 +177,10 @@ class CharacterForm(LimitsShown, forms.ModelForm):
     def _post_clean(self):
         if not self.live:
             super()._post_clean()
+
+    def clean_art_variant(self):
+        value = self.cleaned_data.get("art_variant")
+        return 0 if value is None else value
 
     def clean_portrait(self):
         upload = self.cleaned_data.get("portrait")
@@ -206,7 +225,9 @@ class MemeyoriForm(CharacterForm):
 
     class Meta(CharacterForm.Meta):
         model = Memeyori
-        fields = ["name", "type", "rank", *stats.ATTRIBUTES, "flavour", "visibility"]
+        fields = [
+            "name", "type", "rank", *stats.ATTRIBUTES, "flavour", "art_variant", "visibility",
+        ]  # fmt: skip
 
 
 class ArchonForm(CharacterForm):
@@ -272,12 +293,14 @@ class CardForm(LimitsShown, forms.ModelForm):
             "tier2_text",
             "tier3_power",
             "tier3_text",
+            "flavour",
         ]
         field_classes = {"type": TypeChoiceField}
         widgets = {
             "text": forms.Textarea(attrs={"rows": 2}),
             "tier2_text": forms.Textarea(attrs={"rows": 2}),
             "tier3_text": forms.Textarea(attrs={"rows": 2}),
+            "flavour": forms.Textarea(attrs={"rows": 2}),
         }
 
     def __init__(self, *args, **kwargs):

@@ -20,6 +20,10 @@ attribute_validators = [
     MinValueValidator(stats.ATTRIBUTE_MIN, f"Must be at least {stats.ATTRIBUTE_MIN}."),
     MaxValueValidator(stats.ATTRIBUTE_MAX, f"Must be at most {stats.ATTRIBUTE_MAX}."),
 ]
+# Flavour text is a line or two on a card, not a biography (issue 34).
+FLAVOUR_MAX = 200
+ART_VARIANTS = 8
+
 rank_validators = [
     MinValueValidator(stats.RANK_MIN, f"Rank must be at least {stats.RANK_MIN}."),
     MaxValueValidator(stats.RANK_MAX, f"Rank must be at most {stats.RANK_MAX}."),
@@ -188,7 +192,23 @@ class Character(models.Model):
     # and why the last one was refused there, for the builder to say.
     portrait_pending = models.CharField(max_length=200, blank=True, editable=False)
     portrait_error = models.CharField(max_length=300, blank=True, editable=False)
-    flavour = models.TextField("flavour text", blank=True, max_length=2000, validators=[multi_line])
+    flavour = models.TextField(
+        "flavour text",
+        blank=True,
+        max_length=FLAVOUR_MAX,
+        validators=[multi_line],
+        help_text=f"A line or two in italics on the Mastercard, at most {FLAVOUR_MAX} characters.",
+    )
+    # Which of the generated pictures (cards/printing/art.py) the cards show when there is
+    # no portrait: the owner's pick, 0 to ART_VARIANTS - 1.
+    art_variant = models.PositiveSmallIntegerField(
+        "art variant",
+        default=0,
+        validators=[
+            MaxValueValidator(ART_VARIANTS - 1, f"Pick a variant from 0 to {ART_VARIANTS - 1}.")
+        ],
+        help_text="Without a portrait the cards show art drawn for this character: pick a look.",
+    )
     # A copy of someone else's (issue 21.8): "from alice's Fizzlet".
     origin = models.CharField("copied from", max_length=200, blank=True, editable=False)
     visibility = models.CharField(
@@ -347,6 +367,13 @@ class Card(models.Model):
     )
     tier3_text = models.TextField(
         "Tier 3 text", blank=True, max_length=400, validators=[multi_line]
+    )
+    flavour = models.TextField(
+        "flavour text",
+        blank=True,
+        max_length=FLAVOUR_MAX,
+        validators=[multi_line],
+        help_text=f"In italics at the foot of the move card, at most {FLAVOUR_MAX} characters.",
     )
 
     class Meta:
@@ -565,6 +592,19 @@ class TableMembership(models.Model):
 
     def __str__(self):
         return f"{self.user} at {self.table}"
+
+
+class PrintedNumbers(models.Model):
+    """What a printed card said, by a digest of it (issue 34): its QR code carries the
+    digest, and the page it opens compares these numbers with today's ("printed 3 days
+    ago; Power has changed since"). Written once, the first time the numbers print."""
+
+    digest = models.CharField(max_length=16, unique=True)
+    numbers = models.JSONField()
+    first_printed = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.digest
 
 
 # Stored renders (PDFs and PNGs) are this app's too; their code lives with the printing.

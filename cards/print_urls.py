@@ -4,6 +4,7 @@ from django.urls import path
 
 from .printing import views
 from .urls import KindConverter  # noqa: F401  (registers the "kind" converter)
+from .views import art, printed
 
 urlpatterns = [
     path("", views.print_page, name="print_page"),
@@ -14,9 +15,26 @@ urlpatterns = [
     path("r/<str:code>/file", views.render_file, name="print_render_file"),
     path("c/<kind:kind>/<uuid:code>/portrait/", views.portrait_page, name="print_portrait"),
     path("c/<kind:kind>/<uuid:code>/", views.cards_page, name="print_cards"),
-    # The cards' pictures, also drawn into every PDF under the same paths (deck.py).
-    # The seed is a character's code, but the picture is only a pattern made from it and
-    # its Type's colour: it says nothing the page showing it does not (no access rule).
-    path("art/<slug:slug>/<uuid:seed>.svg", views.default_art, name="print_default_art"),
+    # Where a printed card's QR code leads: is this print still current? (issue 34)
+    path(
+        "c/<kind:kind>/<uuid:code>/printed/<slug:digest>/",
+        printed.printed_card,
+        name="print_printed",
+    ),
+    path("p/<slug:digest>", printed.printed_short, name="print_printed_short"),
+    path(
+        "c/<kind:kind>/<uuid:code>/printed/<slug:digest>/qr.svg",
+        printed.printed_qr,
+        name="print_printed_qr",
+    ),
+    # The cards' pictures, also drawn into every PDF under the same paths (deck.py). A
+    # character's is drawn from its name and attributes: the character's own access rule.
+    path(
+        "art/<kind:kind>/<uuid:code>/<slug:look>.svg", art.character_art, name="print_default_art"
+    ),
+    path("art/move/<slug:slug>/<slug:category>.svg", art.move_art, name="print_move_art"),
+    # A Type's frame: its colour may change, so it is kept a minute (fresh=False).
+    path("frame/<slug:slug>.svg", art.frame, name="print_frame"),
+    path("frame/archon/<slug:slug>.svg", art.frame, {"archon": True}, name="print_frame_archon"),
     path("back-<str:style>.svg", views.card_back, name="print_card_back"),
 ]

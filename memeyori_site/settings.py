@@ -111,6 +111,11 @@ if not ALLOWED_HOSTS:
         raise ImproperlyConfigured("DJANGO_ALLOWED_HOSTS is required when DJANGO_DEBUG is off")
     ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]", "testserver"]
 
+# Where printed cards' QR codes point (issue 34): this site's address as players reach it.
+SITE_URL = os.environ.get("DJANGO_SITE_URL", "").rstrip("/")
+if not SITE_URL:
+    SITE_URL = "http://127.0.0.1:8000" if DEBUG else f"https://{ALLOWED_HOSTS[0]}"
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",

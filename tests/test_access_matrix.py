@@ -64,6 +64,11 @@ RULES = {
     "print_share_png": (VIEW, "GET", 200),
     "print_portrait": (OWNER, "GET", 200),
     "print_cards": (VIEW, "GET", 200),
+    # Issue 34: the generated art, and the page a printed card's QR code opens (which asks
+    # a visitor to sign in, in a 404 page) and its code.
+    "print_default_art": (VIEW, "GET", 200),
+    "print_printed": (VIEW, "GET", 200),
+    "print_printed_qr": (VIEW, "GET", 200),
     "print_render": (HOLDER, "GET", 200),
     "print_render_file": (HOLDER, "GET", 200),
     "battle": (VIEW, "GET", 200),
@@ -244,6 +249,12 @@ def urls_for(name: str, world) -> list[str]:
             reverse(name, kwargs={"kind": c.kind, "code": c.code, "size": size})
             for c in (m, world["archon"])
             for size in ("full", "print", "thumb")
+        ]
+    if name in ("print_default_art", "print_printed", "print_printed_qr"):
+        extra = {"look": "x"} if name == "print_default_art" else {"digest": "0123456789abcdef"}
+        return [
+            reverse(name, kwargs={"kind": c.kind, "code": c.code, **extra})
+            for c in (m, world["archon"])
         ]
     if name.startswith(("character", "print_", "card_")):
         return [

@@ -225,22 +225,27 @@ def test_the_reference_defender_can_be_picked_by_name_if_visible(client, alice, 
 def test_default_art_is_the_same_for_a_code_and_differs_between_codes(types):
     from uuid import UUID
 
-    from cards.printing.art import default_art_svg
+    from cards.printing.art import look, look_svg
 
     a = UUID("00000000-0000-4000-8000-000000000001")
     b = UUID("00000000-0000-4000-8000-000000000002")
     blaze = types["Blaze"]
-    assert default_art_svg(a, blaze.colour) == default_art_svg(a, blaze.colour)
-    assert default_art_svg(a, blaze.colour) != default_art_svg(b, blaze.colour)
+
+    def drawn(code, colour=blaze.colour):
+        found = look(kind="memeyori", code=code, name="Pup", colour=colour, attributes={})
+        return look_svg(found, blaze.symbol)
+
+    assert drawn(a) == drawn(a)
+    assert drawn(a) != drawn(b)
     # Only a checked colour reaches the markup.
-    art = default_art_svg(a, '"><script>')
-    assert "<script>" not in art and "#888888" in art
+    art = drawn(a, '"><script>')
+    assert "<script>" not in art and art == drawn(a, "#888888")
 
 
 def test_a_portrait_less_character_shows_its_art_on_screen_and_on_its_mastercard(
     client, alice, types
 ):
-    from cards.printing.deck import character_faces
+    from cards.printing.deck import character_faces, default_art_path
     from cards.printing.render import build_document
 
     from .conftest import make_memeyori
@@ -254,7 +259,7 @@ def test_a_portrait_less_character_shows_its_art_on_screen_and_on_its_mastercard
         character_faces(m), sheet=layout.sheet_layout("a4"), backs=False, bleed=False, title="t"
     )
     # The Mastercard's art window loads the same picture, which the renderer is handed.
-    path = f"print/art/blaze/{m.code}.svg"
+    path = default_art_path(m).lstrip("/")
     assert f'src="/{path}"' in html and generated[path].decode() == art
     assert "no portrait" not in html
 
@@ -270,9 +275,11 @@ def test_a_move_card_says_its_dice_odds_and_expected_damage(alice, types):
     make_card(m, types["Blaze"], name="Mend", category="support", power=3)
     faces = {f.card.name: f for f in character_faces(m) if f.kind == "move"}
     assert faces["Nip"].dice_line.startswith("Rolls 6 dice · crit ")
-    assert "lands" in faces["Nip"].table_text
+    assert faces["Nip"].table_text.startswith("Lands ")
     tiers = faces["Nip"].tier_rows
-    assert [t["tier"] for t in tiers] == [1, 2] and all(" avg " in t["result"] for t in tiers)
+    assert [t["tier"] for t in tiers] == [1, 2] and all(" on a hit" in t["result"] for t in tiers)
+    # The expected damage (avg) is on the cards page, beside every Evasion.
+    assert all(" avg " in line for line in faces["Nip"].full_table["averages"])
     # Heal: Power 3 + Support Power (WIT 2) = 5 (R5).
     assert faces["Mend"].tier_rows[0]["result"] == "heals 5 HP"
 

@@ -42,7 +42,7 @@ def hostile(alice, bob, types):
     for holder in (m, second, archon):
         make_card(holder, types["Shade"], name=label("card name"), text=label("rules text"),
                   tier2_power=6, tier2_text=label("tier 2 text"), tier3_power=8,
-                  tier3_text=label("tier 3 text"))  # fmt: skip
+                  tier3_text=label("tier 3 text"), flavour=label("card flavour"))  # fmt: skip
     party = make_party(alice, name=label("party name"), archon=archon, visibility="public")
     party_set_memeyori(party=party, memeyori=[m, second])
     battle = battle_services.battle_run(owner=alice, party_a=party, party_b=party, seed=5)

@@ -54,8 +54,8 @@ def test_a_demo_mastercard_carries_every_element(demo):
     assert "STR END IQ WIT SPD AUR" in text
     assert " ".join(str(a["value"]) for a in face.attributes) in text
     assert "Peak human" in text and "Human" in text
-    html = result.requested  # the art window loads the generated Type art
-    assert any(f"print/art/blaze/{pup.code}.svg" in url for url in html)
+    html = result.requested  # the art window loads the character's generated art
+    assert any(deck.default_art_path(pup) in url for url in html)
     # Derived stats by use (R3).
     for word in ("Attack", "Defence", "Tempo", "Physical", "Magic", "Defense", "Resistance",
                  "Evasion", "Initiative", "Crit Rate", "Support"):  # fmt: skip
@@ -89,16 +89,17 @@ def test_a_move_card_carries_every_element_and_the_builders_numbers(demo):
     assert result.preflight == []
     assert "●●● 3 MP" in text and "Bonfire Howl" in text and "8 Power" in text
     assert "♨ Blaze · ✦ Magic" in text
-    # The roll and its odds, from cards/odds.py, the module the builder's panel uses.
+    # What a player looks for, from cards/odds.py (the module the builder's panel uses):
+    # the chance to land and to crit against a typical Evasion, the damage of each Tier.
     row = odds.attack_rows(pup.derived, 2)[1]
-    assert f"Rolls {row.accuracy} dice · crit {row.critical.text} · STAB x6/5" in text
-    expected = odds.card_rows(
-        cards=[howl.card], derived=pup.derived, user_type=pup.type, rank=None,
-        reference=odds.DEFAULT_REFERENCE, chart={},
-    )[0].expected.text  # fmt: skip
-    assert f"avg {expected}" in text
+    assert f"Lands {row.land.text} · crit {row.critical.text} vs Evasion 2" in text
+    assert f"{row.accuracy} dice · damage vs RES 2 · same Type x6/5" in text
+    tier1 = howl.table.tiers[0]
+    assert f"{tier1.hit} damage on a hit · {tier1.critical} on a critical" in text
+    # The whole grid is not on the face: it is on the cards page (full_table).
     lands = [p for _, p in odds.land_by_evasion(row.accuracy, pup.derived.crit_rate)]
-    assert " ".join(lands) in text
+    assert " ".join(lands) not in text and howl.full_table["lands"] == lands
+    assert any(f"avg {tier1.expected.text}" in line for line in howl.full_table["averages"])
     # Each Tier with its Resonance cost (R9), its rules text; Quick said; its Memeyori.
     assert "Tier 1 · Power 8 · base" in text
     assert "Tier 2 · Power 11 · 4 Resonance" in text and "Louder." in text
@@ -193,10 +194,10 @@ def test_the_render_key_changes_when_the_design_changes(alice, types, monkeypatc
     # So is the art drawn for the card and the back.
     from cards.printing import art
 
-    real_art = art.default_art_svg
-    monkeypatch.setattr(art, "default_art_svg", lambda code, colour: real_art(code, "#000000"))
+    real_art = art.look_svg
+    monkeypatch.setattr(art, "look_svg", lambda look, symbol: real_art(look, "x"))
     assert key() != first
-    monkeypatch.setattr(art, "default_art_svg", real_art)
+    monkeypatch.setattr(art, "look_svg", real_art)
     real_back = art.back_svg
     monkeypatch.setattr(art, "back_svg", lambda colours, solid: real_back(colours[:1], solid=solid))
     assert key() != first
@@ -245,8 +246,11 @@ def test_the_cards_page_shows_the_whole_set_without_inline_styles(client, demo):
     assert html.count('class="card move') == 5
     assert 'class="card card-back' in html
     assert "style=" not in html
-    art = reverse("print_default_art", kwargs={"slug": "blaze", "seed": pup.code})
+    art = deck.default_art_path(pup)
     assert f'src="{art}"' in html
+    # Every Evasion and Defense of each attack card, under it (the face keeps the odds a
+    # player uses during a game).
+    assert html.count('class="full-table"') == sum(c.category != "support" for c in pup.cards.all())
     picture = client.get(art)
     assert picture["Content-Type"] == "image/svg+xml" and b"<svg" in picture.content
     assert client.get("/print/back-light.svg").status_code == 200

@@ -324,10 +324,12 @@ def test_a_picture_on_many_cards_is_drawn_once_and_named_on_each(emberpup, setti
         placed.append(number)
         pictures += [inner for inner, _ in forms(card, card["/Resources"])]
     assert len(placed) == len(set(placed)) == 9 + 1
-    # One drawing of the art window, one of the thumbnail, one of the marks, named by
-    # the nine cards and the page of marks.
-    assert len(set(pictures)) == 3
-    assert len(pictures) == 9 + 1
+    # One drawing of the art window, one of the thumbnail, one of the band, one of the
+    # Blaze frame, one of the marks, and each card's own QR code; named by the nine cards
+    # (art), the eight bands, the nine frames (a border-image names its picture once for
+    # each of its 8 edge pieces), the page of marks, and the nine QR codes.
+    assert len(set(pictures)) == 5 + 9
+    assert len(pictures) == 9 + 8 + 9 * 8 + 1 + 9
 
 
 def test_the_renderer_reads_card_css_with_its_fixed_tokens_written_in(settings):

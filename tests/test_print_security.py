@@ -8,7 +8,7 @@ from django.conf import settings
 from pypdf import PdfReader
 
 from cards.printing import layout, pdf
-from cards.printing.deck import character_faces
+from cards.printing.deck import character_faces, default_art_path
 from cards.printing.render import _roots, render_faces
 from tests.conftest import make_card, make_memeyori
 
@@ -23,7 +23,8 @@ def fetcher(settings, tmp_path):
 def test_it_prints_a_hostile_name_as_text_and_fetches_nothing(alice, types):
     m = make_memeyori(alice, types["Shade"], name=HOSTILE, flavour=HOSTILE)
     make_card(m, types["Shade"], name="<b>x</b>", text='<link rel="stylesheet" href="http://x">')
-    result = render_faces(character_faces(m), sheet=layout.sheet_layout("a4"))
+    faces = character_faces(m)
+    result = render_faces(faces, sheet=layout.sheet_layout("a4"))
     text = PdfReader(io.BytesIO(result.pdf)).pages[0].extract_text().replace("\x00", "")
     text = text.replace("\n", "")  # a long name wraps
     assert 'src="file:///etc/passwd"' in text and "<style>*{display:none}</style>" in text
@@ -33,7 +34,10 @@ def test_it_prints_a_hostile_name_as_text_and_fetches_nothing(alice, types):
     # was text.
     assert set(result.requested) == {
         pdf.ASSET_BASE + "generated/marks.svg",
-        pdf.ASSET_BASE + f"print/art/shade/{m.code}.svg",
+        pdf.ASSET_BASE + default_art_path(m).lstrip("/"),
+        pdf.ASSET_BASE + "print/art/move/shade/physical.svg",
+        pdf.ASSET_BASE + "print/frame/shade.svg",
+        *(pdf.ASSET_BASE + face.qr_url.lstrip("/") for face in faces),
         pdf.ASSET_BASE + "static/css/card.css",
         pdf.ASSET_BASE + "static/css/print.css",
     }

@@ -23,7 +23,8 @@ from .test_access_matrix import RULES, urls_for, world  # noqa: F401  (the fixtu
 # (a render and its task row; retiring the asker's own dead render to make room), as a
 # cache may: nothing anyone owns or sees changes. Every other URL, the render's own page
 # among them, changes no row at all, caches included.
-CACHES = {Render._meta.label, "django_tasks_db.DBTaskResult"}
+# A print also keeps what each card said (PrintedNumbers, issue 34), once per version.
+CACHES = {Render._meta.label, "django_tasks_db.DBTaskResult", "cards.PrintedNumbers"}
 FILLS_CACHE = {
     "print_page", "print_sheet", "print_mastercard", "print_share_png", "table_print",
     "battle_og", "battle_shared_og",
@@ -55,6 +56,8 @@ def urls_of(pattern, route: str, world) -> list[str]:  # noqa: F811
         "kind": "memeyori",
         "slug": world["memeyori"].type.slug,
         "seed": str(uuid.uuid4()),
+        "category": "magic",
+        "digest": "0123456789abcdef",
         "style": "plain",
         "table_code": str(world["table"].code),
     }

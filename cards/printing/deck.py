@@ -7,17 +7,20 @@ file for the renderer). Everything a card says is computed here, from cards/stat
 it out.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db.models import Q
 
 from battles.engine import words
 from battles.engine.model import ARCHON_SUMMON_COST
 from cards import odds, stats
 from cards.media import print_asset_url
-from cards.models import Character, Effect, Matchup, Party
+from cards.models import Character, Effect, Matchup, Party, PrintedNumbers
 
-from . import fit
+from . import art, design, fit
 
 CATEGORY_ICONS = {"physical": "⚔", "magic": "✦", "support": "✚"}
 # Poker cards have room for this many MP pips; a dearer card shows its number beside one.
@@ -31,7 +34,7 @@ MASTER_LINES = 6
 # that overflows is reported by the preflight).
 LINE_NAMES = {
     "master": ("name", "Type line", "Weak to / Strong against line", "foot line"),
-    "move": ("name", "Type line", "Type matchups line", "foot line"),
+    "move": ("name", "Type line", "Type matchups line", "foot line", "odds panel"),
 }
 
 
@@ -135,6 +138,89 @@ class Face:
         """The portrait, or the generated Type art (the same path on screen and in print:
         the renderer is handed its bytes, see render.build_document)."""
         return self.portrait_url or default_art_path(self.character)
+
+    @property
+    def move_art_url(self) -> str:
+        return move_art_path(self.card)
+
+    def pictures(self) -> dict[str, bytes]:
+        """The generated pictures this face shows, by their path (without the leading
+        slash) as the site serves them, for the renderer to read from memory."""
+        if self.kind == "back":
+            return {}
+        found = {}
+        if not self.portrait_url:
+            c = self.character
+            look = art.character_look(c)
+            found[default_art_path(c, look).lstrip("/")] = art.look_svg(
+                look, c.type.symbol
+            ).encode()
+        if self.kind == "move":
+            t = self.card.type
+            found[self.move_art_url.lstrip("/")] = art.move_art_svg(
+                t.colour, t.symbol, self.card.category
+            ).encode()
+        found[self.qr_url.lstrip("/")] = art.qr_svg(settings.SITE_URL + self.short_path).encode()
+        # The frame of the card's Type; an Archon's cards have their own.
+        t = self.card.type if self.kind == "move" else self.character.type
+        found[design.frame_path(t.slug, self.is_archon).lstrip("/")] = art.frame_svg(
+            t.colour, t.symbol, t.slug, archon=self.is_archon
+        ).encode()
+        return found
+
+    # --- The QR code and what the card printed (issue 34) -------------------------------
+
+    @property
+    def printed(self) -> dict:
+        """What this face tells a player, by the words it uses for them: stored when it
+        prints (PrintedNumbers), compared with today's on the page its QR code opens."""
+        c = self.character
+        if self.kind == "master":
+            said = {"Name": c.name, "Type": c.type.name, "HP": self.hp}
+            if not self.is_archon:
+                said["Rank"] = c.rank_for_stats
+            said.update((row["label"], row["value"]) for row in self.attributes)
+            said["Cards"] = len(self.cards)
+        else:
+            card, t = self.card, self.table
+            said = {
+                "Name": card.name, "Type": card.type.name, "Category": card.category,
+                "Power": card.power, "MP cost": card.mp_cost, "Quick": card.quick,
+                "Tier 2 Power": card.tier2_power, "Tier 3 Power": card.tier3_power,
+                "Chance to land": t.land.text if t.land else "",
+                "Damage" if t.category != odds.SUPPORT else "Heal": [
+                    line.heal if t.category == odds.SUPPORT else line.hit for line in t.tiers
+                ],
+            }  # fmt: skip
+        return said
+
+    @property
+    def printed_digest(self) -> str:
+        return printed_digest(self.character, self.card, self.printed)
+
+    @property
+    def printed_path(self) -> str:
+        """The page a printed card's QR code opens: its character's cards, and whether
+        this print is still current (cards/views/printed.py)."""
+        c = self.character
+        return f"/print/c/{c.kind}/{c.code}/printed/{self.printed_digest}/"
+
+    @property
+    def short_path(self) -> str:
+        """What the QR code carries: a short path to `printed_path`, so that the code has
+        29 modules, not 37 (bigger dots for a phone, and a quarter of the drawing)."""
+        return f"/print/p/{self.printed_digest}"
+
+    @property
+    def qr_url(self) -> str:
+        return self.printed_path + "qr.svg"
+
+    @property
+    def zone_label(self) -> str:
+        """The face as the preflight names its text zone: flavour text is said, as it is
+        the first thing a player would shorten."""
+        flavour = self.character.flavour if self.kind == "master" else self.card.flavour
+        return f"{self.title} with its flavour text" if flavour else self.title
 
     @property
     def attributes(self) -> list[dict]:
@@ -285,7 +371,7 @@ class Face:
             if table.category == odds.SUPPORT:
                 result = f"heals {line.heal} HP"
             else:
-                result = f"hit {line.hit} · crit {line.critical} · avg {line.expected.text}"
+                result = f"{line.hit} damage on a hit · {line.critical} on a critical"
             rows.append(
                 {
                     "tier": line.tier,
@@ -308,36 +394,47 @@ class Face:
 
     @property
     def table_text(self) -> str:
-        """The panel under the header, one pre-line box: the roll (R4) as its first line,
-        then the labels of the grid beside it (`grid_text`), then whom the averages are
-        against. A support card says what it heals instead."""
-        if self.table.category == odds.SUPPORT:
+        """The panel under the art, one pre-line box: what a player looks for during a game
+        (the chance to land against a typical Evasion, the crit chance, the roll), the
+        damage being on each Tier's line. Every Evasion and Defense is on the character's
+        cards page (`full_table`). A support card says what it heals instead."""
+        t = self.table
+        if t.category == odds.SUPPORT:
             init = self.derived.initiative
             return (
                 f"{self.dice_line}\n{self.versus_line}\n"
                 f"Acts at Initiative {init} + half its side's highest Aura (R9)"
             )
-        guard = self.table.guard
-        return "\n".join([self.dice_line, "EVA", "lands", guard, "hit", "crit", self.versus_line])
+        stab = " · same Type x6/5" if t.stab else ""
+        return (
+            f"Lands {t.land.text} · crit {t.critical.text} vs Evasion {t.evasion}\n"
+            f"{t.dice} dice · damage vs {t.guard} {t.guard_value}{stab}"
+        )
 
     @property
-    def grid_text(self) -> str:
-        """Chance to land against each Evasion, then Tier 1's damage on a hit and on a
-        critical against each Defense (or Resistance): tab-separated lines under a tab
-        stop per column (card.css), one text box for the whole grid."""
+    def full_table(self) -> dict | None:
+        """Every Evasion and Defense (R4, R5) and each Tier's average, for the screen: the
+        page a printed card's code opens. None for a support card, which does not roll."""
         t = self.table
+        if t.category == odds.SUPPORT:
+            return None
         land = odds.land_by_evasion(t.dice, self.derived.crit_rate)
         damage = odds.damage_by_guard(
             self.card.power, self.derived, physical=t.guard == "DEF", stab=t.stab
         )
-        rows = [
-            [e for e, _ in land],
-            [p for _, p in land],
-            [g for g, _, _ in damage],
-            [h for _, h, _ in damage],
-            [c for _, _, c in damage],
-        ]
-        return "\n".join("\t".join(str(v) for v in row) for row in rows)
+        return {
+            "roll": self.dice_line,
+            "guard": t.guard,
+            "values": [e for e, _ in land],
+            "lands": [p for _, p in land],
+            "hit": [h for _, h, _ in damage],
+            "crit": [c for _, _, c in damage],
+            "averages": [
+                f"Tier {line.tier}: avg {line.expected.text} vs EVA {t.evasion}, "
+                f"{t.guard} {t.guard_value}"
+                for line in t.tiers
+            ],
+        }
 
     @property
     def hits_line(self) -> str:
@@ -387,15 +484,49 @@ class Face:
         ):  # fmt: skip
             if power is None:
                 continue
-            rows += ["Tier 3 · Power 99 · 8 Resonance", "hit 99 · crit 99 · avg 99.99"]
+            rows += ["Tier 3 · Power 99 · 8 Resonance", "99 damage on a hit · 99 on a critical"]
             rows += (text or "").splitlines()
+        rows += card.flavour.splitlines()
         return tuple(rows)
 
 
-def default_art_path(character) -> str:
-    """Where the generated Type art of a character is served (cards/printing/views.py);
-    the renderer gets the same picture from memory under the same path."""
-    return f"/print/art/{character.type.slug}/{character.code}.svg"
+def printed_digest(character, card, said: dict) -> str:
+    """A short name for what a face printed: its character, its card, its numbers."""
+    key = {"kind": character.kind, "code": str(character.code),
+           "card": str(card.code) if card is not None else None, "said": said}  # fmt: skip
+    text = json.dumps(key, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def record_printed(faces: list[Face]) -> None:
+    """Keep what each face prints, once per digest (one query per document), for the
+    page its QR code opens."""
+    rows = {}
+    for face in faces:
+        if face.kind == "back":
+            continue
+        c = face.character
+        rows[face.printed_digest] = {
+            "kind": c.kind, "code": str(c.code),
+            "card": str(face.card.code) if face.card is not None else None,
+            "said": face.printed,
+        }  # fmt: skip
+    PrintedNumbers.objects.bulk_create(
+        [PrintedNumbers(digest=d, numbers=n) for d, n in rows.items()], ignore_conflicts=True
+    )
+
+
+def default_art_path(character, look=None) -> str:
+    """Where the generated art of a character is served (cards/views/art.py), named by
+    its look so that a new look is a new URL; the renderer gets the same picture from
+    memory under the same path."""
+    digest = art.look_digest(look or art.character_look(character))
+    return f"/print/art/{character.kind}/{character.code}/{digest}.svg"
+
+
+def move_art_path(card) -> str:
+    """Where a move card's art (its Type and category) is served (cards/views/art.py)."""
+    return f"/print/art/move/{card.type.slug}/{card.category}.svg"
 
 
 def _marks(types) -> list[TypeMark]:

@@ -28,6 +28,7 @@ CARD_TOKENS = {
     "card-back-ink": "#1d1b22",  # the ink-light back's lines and words
     "card-back-solid": "#1d1b22",  # the solid back's fill
     "card-mark": "#5b3fd1",  # the game's mark (static/icons/icon.svg)
+    "card-star": "#f2c744",  # the Rank's stars on their badge, as a card game's rarity
 }
 
 # Every text colour card.css sets, and the background it sits on. A test checks each
@@ -45,6 +46,7 @@ TEXT_ON = [
     ("card-back-ink", "card-paper"),
     ("card-paper", "card-back-solid"),
     ("card-paper", "card-mark"),
+    ("card-star", "card-badge"),
 ]
 # Text colours made from a Type's colour, and their backgrounds (see `type_tokens`).
 TYPE_TEXT_ON = [
@@ -122,4 +124,19 @@ def type_rules(types) -> str:
         tokens = type_tokens(t.colour)
         body = " ".join(f"--{name}: {value};" for name, value in tokens.items())
         rules.append(f".type-{t.slug} {{ {body} }}")
+        # The Type's frame (art.frame_svg), under the card's border (card.css).
+        rules.append(
+            f".card.mastercard.type-{t.slug}, .card.move.type-{t.slug} "
+            f'{{ border-image-source: url("{frame_path(t.slug)}"); }}'
+        )
+        rules.append(
+            f".card.archon.type-{t.slug} "
+            f'{{ border-image-source: url("{frame_path(t.slug, True)}"); }}'
+        )
     return "\n".join(rules)
+
+
+def frame_path(slug: str, archon: bool = False) -> str:
+    """Where a Type's card frame is served (cards/views/art.py); the renderer is handed
+    the same picture under the same path (deck.Face.pictures)."""
+    return f"/print/frame/{'archon/' if archon else ''}{slug}.svg"

@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from cards.models import Type
 
 from . import art, design, fit, layout, pdf
-from .deck import LINE_NAMES, Face, default_art_path, number_zones
+from .deck import LINE_NAMES, Face, number_zones, record_printed
 
 # A bound on one document, so one request cannot ask for an endless render (27 sheets).
 MAX_FACES = 240
@@ -223,11 +223,8 @@ def pictures(faces: list[Face], types, *, backs: bool, solid: bool) -> dict[str,
     here so the renderer reads them from memory under the same paths."""
     found = {}
     for face in faces:
-        if face.kind != "back" and not face.portrait_url:
-            path = default_art_path(face.character)
-            found[path.lstrip("/")] = art.default_art_svg(
-                face.character.code, face.character.type.colour
-            ).encode()
+        found.update(face.pictures())
+    record_printed(faces)
     if backs:
         name = f"print/back-{'solid' if solid else 'light'}.svg"
         found[name] = art.back_svg([t.colour for t in types], solid=solid).encode()
@@ -252,7 +249,7 @@ def _zone_info(faces: list[Face]) -> dict[str, dict]:
     for face in faces:
         if face.kind == "back":
             continue
-        info[str(face.zone)] = {"title": face.title, "kind": face.kind, "line": None}
+        info[str(face.zone)] = {"title": face.zone_label, "kind": face.kind, "line": None}
         for number, zone in enumerate(face.lines):
             line = LINE_NAMES[face.kind][number]
             info[str(zone)] = {"title": face.title, "kind": face.kind, "line": line}

@@ -273,16 +273,6 @@ def cards_page(request, kind, code):
 
 
 @require_safe
-def default_art(request, slug, seed):
-    """A character's generated Type art (art.py): a pattern from its Type's colour and its
-    code, nothing else, so it says no more than the page that links it."""
-    type_ = get_object_or_404(Type.objects.only("colour"), slug=slug)
-    response = HttpResponse(art.default_art_svg(seed, type_.colour), content_type="image/svg+xml")
-    response["Cache-Control"] = "public, max-age=3600"
-    return response
-
-
-@require_safe
 def card_back(request, style):
     """The designed card back (art.back_svg): every Type's colour, ink-light or solid."""
     if style not in ("light", "solid"):

@@ -1,7 +1,7 @@
 from django import template
 from django.utils.safestring import mark_safe
 
-from cards.printing.art import default_art_svg
+from cards.printing.art import character_art_svg
 
 register = template.Library()
 
@@ -10,5 +10,4 @@ register = template.Library()
 def default_art(character):
     """The character's generated picture (cards/printing/art.py); every value is escaped
     or checked there, so the markup is safe to insert."""
-    svg = default_art_svg(character.code, character.type.colour)
-    return mark_safe(svg)  # noqa: S308
+    return mark_safe(character_art_svg(character))  # noqa: S308
