@@ -161,6 +161,7 @@ def test_a_300_mb_portrait_to_the_builder_is_refused_unread_and_leaves_no_file(d
 
 def test_a_live_stream_refuses_a_body_before_djangos_asgi_handler_spools_it():
     import asyncio
+    import threading
 
     from memeyori_site.asgi import application
     from memeyori_site.live import LIVE_PREFIX
@@ -177,5 +178,9 @@ def test_a_live_stream_refuses_a_body_before_djangos_asgi_handler_spools_it():
         "type": "http", "method": "POST", "path": LIVE_PREFIX + "play/x/",
         "headers": [(b"content-length", str(300 * MB).encode())], "query_string": b"",
     }  # fmt: skip
-    asyncio.run(application(scope, receive, send))
+    # In a thread of its own: an earlier test (Playwright's sync API) may have left this
+    # thread an event loop, and asyncio.run refuses to start inside one.
+    worker = threading.Thread(target=asyncio.run, args=(application(scope, receive, send),))
+    worker.start()
+    worker.join()
     assert sent[0]["status"] == 413

@@ -180,7 +180,11 @@ def test_in_print_shop_mode_the_back_image_runs_into_the_bleed_and_only_a_media_
         return html["jobs"][0]["html"].split("<style>")[1].split("</style>")[0]
 
     assert 'url("/media/backs/x-1a.jpg") center / cover' in style("/media/backs/x-1a.jpg")
-    assert "url(" not in style('/media/x.jpg"); } * { display: none; } .a { x: url("y.jpg')
+    # A path that is not plainly a media path adds nothing: the style is the one without a
+    # back image (the Types' frames are the only pictures it names).
+    hostile = style('/media/x.jpg"); } * { display: none; } .a { x: url("y.jpg')
+    assert hostile == style(None)
+    assert "x.jpg" not in hostile and "display: none" not in hostile
 
 
 def test_deleting_the_party_deletes_its_back_image(

@@ -124,6 +124,10 @@ def play_plan_check(request, code):
     state = services.game_state(game, side)
     if state["status"] != "planning" or request.POST.get("round") != str(state["round"]):
         url = f"{game.get_absolute_url()}?after={request.POST.get('round', '')}"
+        if len(sides) == 2 and state["status"] == "waiting":
+            # A hot-seat check that lost the race with its own side's submit: on to the
+            # other side's hand-over, where the submit itself goes.
+            url = f"{game.get_absolute_url()}?side={1 - side}"
         if request.htmx:
             return HttpResponse(status=204, headers={"HX-Redirect": url})
         return redirect(url)
