@@ -234,6 +234,30 @@ def test_a_choice_made_before_a_reload_survives_it_and_goes_with_the_submit(
         context.close()
 
 
+def test_a_choice_made_before_the_scripts_arrive_still_reaches_the_running_plan(
+    _browser, live_server, alice, types
+):
+    """On a slow phone the hand is on screen before htmx has arrived: a card chosen then
+    fired no check. Held here until the choice is made, the script's arrival must still
+    bring the running plan up to the form (CI once caught the hot-seat journey so)."""
+    sun = make_side(alice, types, "Sunrise", prefix="Sun")
+    dusk = make_side(alice, types, "Dusk", prefix="Dusk")
+    game = services.start_game(user=alice, party=sun, opponent="hotseat", party_b=dusk, seed=2)
+    context, page = signed_in(_browser, live_server.url, alice, **PHONE)
+    held = []
+    try:
+        page.route("**/htmx*.js", lambda route: held.append(route))
+        page.goto(f"{live_server.url}{game.get_absolute_url()}?side=0&ready=1", wait_until="commit")
+        menu = page.locator(".hand select").first
+        menu.select_option(index=1)
+        assert len(held) == 1 and not page.evaluate("'htmx' in window")
+        expect(page.locator(".plan-rows li")).to_have_count(0)
+        held[0].continue_()
+        expect(page.locator(".plan-rows li")).to_have_count(1)
+    finally:
+        context.close()
+
+
 def test_on_a_phone_the_plan_bar_covers_neither_the_last_card_nor_the_forfeit_link(
     _browser, live_server, alice, types
 ):

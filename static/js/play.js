@@ -140,9 +140,9 @@
   // sessionStorage under the game, round and side (never sent anywhere), put back on a
   // fresh page, and dropped when the plan is submitted.
   var form = document.querySelector("form.plan-form");
+  var fields = function () { return form.querySelectorAll(".hand select, .hand input.order, .moves select, .moves input[type=checkbox]"); };
   if (form && window.sessionStorage) {
     var key = "memeyori-plan:" + form.getAttribute("data-plan-key");
-    var fields = function () { return form.querySelectorAll(".hand select, .hand input.order, .moves select, .moves input[type=checkbox]"); };
     var save = function () {
       var kept = {};
       fields().forEach(function (el) { kept[el.name] = el.type === "checkbox" ? el.checked : el.value; });
@@ -151,25 +151,37 @@
     var kept = null;
     try { kept = JSON.parse(sessionStorage.getItem(key) || "null"); } catch (e) { kept = null; }
     if (kept && form.hasAttribute("data-fresh")) {
-      var changed = false;
       fields().forEach(function (el) {
         if (!(el.name in kept)) return;
-        if (el.type === "checkbox") { if (el.checked !== kept[el.name]) { el.checked = kept[el.name]; changed = true; } }
-        else if (el.value !== kept[el.name]) {
-          var before = el.value;
-          el.value = kept[el.name];
-          if (el.value !== before) changed = true; // a <select> refuses a value it lacks
-        }
+        if (el.type === "checkbox") el.checked = kept[el.name];
+        else el.value = kept[el.name]; // a <select> keeps its value if it lacks the kept one
       });
-      // Checked again once htmx has taken the form in (it does so when the DOM is ready).
-      var recheck = function () { if (window.htmx) htmx.trigger(form, "change"); };
-      if (changed) {
-        if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { setTimeout(recheck, 0); });
-        else setTimeout(recheck, 0);
-      }
     }
     form.addEventListener("change", save);
     form.addEventListener("input", save);
     form.addEventListener("submit", function () { sessionStorage.removeItem(key); });
+  }
+
+  // The live plan panel is the server's check of the form as it stands. Choices made before
+  // htmx took the form in (a slow phone, the choices put back above, the browser's own
+  // form restore) fired no check, so once it has, one check if the form is not as served.
+  var served = function (el) {
+    if (el.type === "checkbox") return el.checked === el.defaultChecked;
+    if (el.tagName === "SELECT") {
+      var first = -1;
+      for (var i = 0; i < el.options.length; i++) if (el.options[i].defaultSelected) { first = i; break; }
+      return el.selectedIndex === (first === -1 ? 0 : first);
+    }
+    return el.value === el.defaultValue;
+  };
+  if (form && form.hasAttribute("hx-post")) {
+    var recheck = function () {
+      var moved = false;
+      fields().forEach(function (el) { if (!served(el)) moved = true; });
+      if (moved && window.htmx) htmx.trigger(form, "change");
+    };
+    // htmx takes the page in when the DOM is ready; this runs after it.
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { setTimeout(recheck, 0); });
+    else setTimeout(recheck, 0);
   }
 })();
