@@ -480,6 +480,40 @@ def test_expiring_the_time_limit_writes_the_same_plans_a_read_showed(alice, alic
     ]
 
 
+def test_a_recorded_timeout_replays_without_running_the_ai_and_gives_the_same_log(
+    alice, alice_party, bob_party, monkeypatch
+):
+    game = services.start_game(user=alice, party=alice_party, opponent="ai",
+                               party_b=bob_party, seed=4, time_limit=120)  # fmt: skip
+    Game.objects.filter(pk=game.pk).update(
+        round_started_at=timezone.now() - timedelta(seconds=2 * 120 + 5)
+    )
+    game.refresh_from_db()
+    shown = services.game_state(game, 0)  # worked out lazily, by greedy
+    assert services.expire_time_limit(game) is True
+    stored = PlayedPlan.objects.filter(game=game, by="timeout").order_by("round")
+    assert [p.plan["policy"] for p in stored] == ["greedy", "greedy"]
+    assert all("cards" in p.plan and "switch" in p.plan for p in stored)
+    # From here no read runs a policy: both sides' plans of rounds 1-2 are recorded.
+    from battles.engine import played
+
+    def no_thinking(*args):
+        raise AssertionError(f"a read ran the AI: {args}")
+
+    monkeypatch.setattr(played, "policy_version", no_thinking)
+    game.refresh_from_db()
+    again = services.game_state(game, 0)
+    assert again == {**shown, "deadline": again["deadline"]}
+    # The whole log, from the recorded plans, is the log the policy's own plans give.
+    monkeypatch.undo()
+    services.forfeit(game, 0)
+    battle = Battle.objects.get(game=game)
+    assert [r["by"] for r in battle.log["plans"][:4]] == ["timeout", "ai", "timeout", "ai"]
+    out = io.StringIO()
+    call_command("replay", str(battle.code), stdout=out)  # timeouts planned again by greedy
+    assert "Identical" in out.getvalue()
+
+
 def test_a_forfeit_ends_the_game_and_the_other_side_wins(alice, alice_party, bob_party):
     client = signed_in(alice)
     game = start(client, alice_party, bob_party)

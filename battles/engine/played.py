@@ -418,7 +418,10 @@ class _Plans:
                 "policy": recorded["policy"],
                 "version": recorded["version"],
             }
-            delegate = policy_version(recorded["policy"], recorded["version"])
+            # A timeout's plan stored as the AI made it ("cards" beside the policy) replays
+            # as it stands, as the AI side's own do; an older record names the policy only.
+            made = "cards" in recorded
+            delegate = None if made else policy_version(recorded["policy"], recorded["version"])
         else:
             rec = {"round": view.round, "side": view.side.index, "by": "player"}
             delegate = None

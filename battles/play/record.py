@@ -46,8 +46,14 @@ def forfeit_of(game: Game):
     return (game.forfeit_round, game.forfeit_side)
 
 
-def timeout_plan(game: Game) -> dict:
-    return {"by": "timeout", "policy": TIMEOUT_POLICY, "version": game.timeout_policy_version}
+def timeout_plan(game: Game, made: dict | None = None) -> dict:
+    """What a timeout records: the policy that planned, and, once it has (`made`, the log's
+    record of that plan), the plan itself, so that a later read replays it without running
+    the AI. Only for a policy that draws nothing from the battle's generator (greedy)."""
+    plan = {"by": "timeout", "policy": TIMEOUT_POLICY, "version": game.timeout_policy_version}
+    if made is not None and policy_version(plan["policy"], plan["version"]).replays_from_record:
+        plan.update(switch=made["switch"], summon=made["summon"], cards=made["cards"])
+    return plan
 
 
 class Replay:

@@ -309,9 +309,11 @@ def _advance(game: Game, replay: Replay) -> None:
 
 
 def _write_timeouts(game: Game, replay: Replay) -> None:
-    for round_no, side in replay.timeouts:
+    made = {(rec["round"], rec["side"]): rec for rec in replay.played.made}
+    for key in replay.timeouts:
+        plan = timeout_plan(game, made[key])
         PlayedPlan.objects.create(
-            game=game, round=round_no, side=side, plan=timeout_plan(game), by=PlanBy.TIMEOUT
+            game=game, round=key[0], side=key[1], plan=plan, by=PlanBy.TIMEOUT
         )
     if replay.timeouts:
         game.round_started_at = replay.round_started_at
