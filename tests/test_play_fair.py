@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from battles.engine.policies import LEVELS
-from battles.play import fair
+from battles.play import fair, fair_tasks
 from battles.play.fair import FairEstimate, digest, in_words
 from battles.snapshot import battle_snapshot
 from cards.demo import seed_demo
@@ -70,7 +70,7 @@ def _work_the_queue() -> int:
     queued = list(DBTaskResult.objects.filter(status="READY"))
     for row in queued:
         assert row.queue_name == "bulk" and row.task_path.endswith("fair_tasks.estimate_chance")
-        fair.run_estimate(*row.args_kwargs["args"])
+        fair_tasks.run_estimate(*row.args_kwargs["args"])
     DBTaskResult.objects.filter(pk__in=[r.pk for r in queued]).delete()
     return len(queued)
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from battles.engine.run import simulate
 from battles.engine.state import round_frames
 from battles.models import Battle, Review, ReviewStatus
-from battles.review import services
+from battles.review import tasks
 from battles.snapshot import snapshot
 from tests.conftest import make_user
 from tests.test_battle_engine import card, fighter, party
@@ -63,7 +63,7 @@ def test_the_owner_starts_the_review_and_it_is_stored_once(client, alice, battle
     first = review.data
     post(client, battle, action="start")
     assert Review.objects.count() == 1
-    assert services.run(review.pk) is False  # never computed twice
+    assert tasks.run(review.pk) is False  # never computed twice
     assert Review.objects.get().data == first
 
 

@@ -18,13 +18,16 @@ as often as each other).
 
 import hashlib
 import json
-import random
 from dataclasses import dataclass
 from datetime import timedelta
 from fractions import Fraction
 
-from django.db import models, transaction
+from django.db import transaction
 from django.utils import timezone
+from django_tasks_db.backend import DatabaseBackend
+
+from .fair_tasks import estimate_chance
+from .models import FairEstimate
 
 OPPONENTS = 12  # parties estimated for one picker: its own, then the first others it sees
 BATTLES = 300  # per estimate, greedy for the player against the AI
@@ -33,53 +36,8 @@ BATTLES_BY_POLICY = {"lookahead": 60}
 STALE = timedelta(hours=1)  # an estimate queued this long ago and not done is queued again
 DRAWS_WORTH_SAYING = 0.1  # the words name the draws from this share of battles
 FAR = 0.6  # an imbalance beyond which even the fair fight is called lopsided
-SEED_BASE = 31_000  # the estimates' seeds: SEED_BASE + n, the same for every estimate
 # Whatever names or shows a party or character, not how it plays.
 NOT_PLAY = ("name", "code", "owner", "portrait")
-
-
-class FairEstimate(models.Model):
-    """The player's chance against one AI opponent: greedy for the party with
-    `party_digest` against the party with `opponent_digest` played by `policy` at
-    `version`, over `battles` battles (sides alternated)."""
-
-    party_digest = models.CharField(max_length=64)
-    opponent_digest = models.CharField(max_length=64)
-    policy = models.CharField(max_length=16)
-    version = models.PositiveSmallIntegerField()
-    # [the player's side, the AI's side] and the chart, as the battles play them.
-    snapshot = models.JSONField()
-    battles = models.PositiveIntegerField()
-    wins = models.PositiveIntegerField(default=0)  # the player's
-    losses = models.PositiveIntegerField(default=0)
-    draws = models.PositiveIntegerField(default=0)
-    done = models.BooleanField(default=False)
-    queued = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        app_label = "battles"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["party_digest", "opponent_digest", "policy", "version"],
-                name="one_fair_estimate_per_matchup",
-            )
-        ]
-
-    def __str__(self):
-        return f"{self.party_digest[:8]} vs {self.opponent_digest[:8]} ({self.policy})"
-
-    @property
-    def chance(self) -> float:
-        return self.wins / self.battles if self.battles else 0.0
-
-    @property
-    def imbalance(self) -> float:
-        """How far from a fight either side wins as often as the other: 1 less twice the
-        weaker side's share of wins (0 is a coin toss with no draws; a fight that always
-        ends in a draw is as far from even as one that is always lost)."""
-        if not self.battles:
-            return 1.0
-        return 1 - 2 * min(self.wins, self.losses) / self.battles
 
 
 def battles_for(policy: str) -> int:
@@ -146,58 +104,14 @@ def gap(mine: dict, theirs: dict) -> str:
 # -- the estimates ---------------------------------------------------------------------------
 
 
-def play(estimate: FairEstimate, battles: int | None = None, seed_base: int = SEED_BASE):
-    """(wins, losses, draws) of the player over the estimate's battles (or `battles` of
-    them, from `seed_base`: the bench checks an estimate against a bigger lab so)."""
-    from battles.engine.battle import run_summary
-    from battles.engine.model import battle_input
-    from battles.engine.policies import GREEDY, policy_version
-
-    snap = estimate.snapshot
-    ai = policy_version(estimate.policy, estimate.version)
-    # Even battles: the player is side A; odd ones: side B, on the same parties swapped.
-    inputs = (battle_input(snap), battle_input({**snap, "sides": snap["sides"][::-1]}))
-    wins = losses = draws = 0
-    for n in range(estimate.battles if battles is None else battles):
-        seat = n % 2
-        policies = (GREEDY, ai) if seat == 0 else (ai, GREEDY)
-        winner = run_summary(inputs[seat], policies, random.Random(seed_base + n))["winner"]
-        if winner is None:
-            draws += 1
-        elif winner == seat:
-            wins += 1
-        else:
-            losses += 1
-    return wins, losses, draws
-
-
-def run_estimate(estimate_id: int) -> bool:
-    """Play one estimate's battles and keep the counts; False if it was done already."""
-    estimate = FairEstimate.objects.filter(pk=estimate_id, done=False).first()
-    if estimate is None:
-        return False
-    wins, losses, draws = play(estimate)
-    with transaction.atomic():
-        counted = FairEstimate.objects.filter(pk=estimate_id, done=False).update(
-            wins=wins, losses=losses, draws=draws, done=True
-        )
-    return bool(counted)
-
-
 def _has_queue() -> bool:
     """Whether tasks wait for a worker. Without one (the immediate backend: the test suite,
     DJANGO_TASKS_IMMEDIATE) an estimate would be played inside the page's request, which
     nothing slow may be: the picker then shows Rank and Level and the estimates it has."""
-    from django_tasks_db.backend import DatabaseBackend
-
-    from .fair_tasks import estimate_chance
-
     return isinstance(estimate_chance.get_backend(), DatabaseBackend)
 
 
 def _queue(estimate_ids: list[int]) -> None:
-    from .fair_tasks import estimate_chance
-
     for pk in estimate_ids:
         transaction.on_commit(lambda pk=pk: estimate_chance.enqueue(pk))
 

@@ -10,6 +10,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 
 def new_seed_salt() -> str:
@@ -160,3 +161,47 @@ class PlayedPlan(models.Model):
 
     def __str__(self):
         return f"{self.game}: round {self.round}, side {'AB'[self.side]}"
+
+
+class FairEstimate(models.Model):
+    """The player's chance against one AI opponent: greedy for the party with
+    `party_digest` against the party with `opponent_digest` played by `policy` at
+    `version`, over `battles` battles (sides alternated)."""
+
+    party_digest = models.CharField(max_length=64)
+    opponent_digest = models.CharField(max_length=64)
+    policy = models.CharField(max_length=16)
+    version = models.PositiveSmallIntegerField()
+    # [the player's side, the AI's side] and the chart, as the battles play them.
+    snapshot = models.JSONField()
+    battles = models.PositiveIntegerField()
+    wins = models.PositiveIntegerField(default=0)  # the player's
+    losses = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    done = models.BooleanField(default=False)
+    queued = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        app_label = "battles"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["party_digest", "opponent_digest", "policy", "version"],
+                name="one_fair_estimate_per_matchup",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.party_digest[:8]} vs {self.opponent_digest[:8]} ({self.policy})"
+
+    @property
+    def chance(self) -> float:
+        return self.wins / self.battles if self.battles else 0.0
+
+    @property
+    def imbalance(self) -> float:
+        """How far from a fight either side wins as often as the other: 1 less twice the
+        weaker side's share of wins (0 is a coin toss with no draws; a fight that always
+        ends in a draw is as far from even as one that is always lost)."""
+        if not self.battles:
+            return 1.0
+        return 1 - 2 * min(self.wins, self.losses) / self.battles

@@ -1,18 +1,17 @@
-"""Starting, running and reading a battle's review (issue 32). The numbers come from
-battles.engine.review; this module says who may start one and keeps its row."""
+"""Starting and reading a battle's review (issue 32). The numbers come from
+battles.engine.review; this module says who may start one and keeps its row; running it is
+tasks.py's."""
 
 from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 from django_tasks_db.backend import DatabaseBackend
 
-from battles.engine import review as estimator
 from battles.engine.battle import ENGINE_VERSION
-from battles.engine.run import input_for
 
 from .models import Review, ReviewStatus
+from .tasks import run_review
 
 
 def _game_of(battle):
@@ -62,8 +61,6 @@ def start(battle, user, *, rate_ai: bool = False) -> Review:
         review.rate_ai = rate_ai
         review.done, review.total, review.error = 0, battle.rounds, ""
         review.save()
-        from .tasks import run_review  # the task module imports this one
-
         if isinstance(run_review.get_backend(), DatabaseBackend):
             run_review.enqueue(review.pk)  # in this transaction: queued exactly when recorded
         else:
@@ -80,49 +77,3 @@ def set_open(battle, user, open_to_viewers: bool) -> Review:
         review.open_to_viewers = open_to_viewers
         review.save(update_fields=["open_to_viewers"])
     return review
-
-
-def run(review_id: int) -> bool:
-    """The task's work: compute the review unless it is done. True when it was computed."""
-    with transaction.atomic():
-        review = Review.objects.select_for_update().select_related("battle").get(pk=review_id)
-        if review.status == ReviewStatus.DONE:
-            return False
-        review.status = ReviewStatus.RUNNING
-        review.save(update_fields=["status"])
-    battle = review.battle
-
-    def progress(done: int, total: int) -> None:
-        Review.objects.filter(pk=review_id).update(done=done, total=total)
-
-    rate = (True, True) if review.rate_ai else None
-    try:
-        data = estimator.review(
-            input_for(battle.snapshot), battle.log, rate_sides=rate, progress=progress
-        )
-    except (LookupError, ValueError) as e:  # a record that does not replay
-        Review.objects.filter(pk=review_id).update(
-            status=ReviewStatus.FAILED, error=str(e)[:300], finished=timezone.now()
-        )
-        return False
-    except Exception:
-        # Not left "running" for ever: failed, and the worker logs what went wrong.
-        Review.objects.filter(pk=review_id).update(
-            status=ReviewStatus.FAILED, error="The review stopped on an error.",
-            finished=timezone.now(),
-        )  # fmt: skip
-        raise
-    with transaction.atomic():
-        Review.objects.filter(pk=review_id).update(
-            status=ReviewStatus.DONE, data=data, done=len(data["rounds"]),
-            total=len(data["rounds"]), finished=timezone.now(),
-        )  # fmt: skip
-    return True
-
-
-def stopped(review_id: int, *, final: bool) -> None:
-    """A worker died on it: queued again, or failed for good."""
-    Review.objects.filter(pk=review_id).exclude(status=ReviewStatus.DONE).update(
-        status=ReviewStatus.FAILED if final else ReviewStatus.QUEUED,
-        error="The workers stopped on it too often." if final else "",
-    )

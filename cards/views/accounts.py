@@ -1,22 +1,15 @@
 """Sign up; log in, log out and password change are Django's own views (see cards/urls.py)."""
 
-import logging
-
 from django import forms
-from django.conf import settings
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
 from django.db import transaction
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from battles.engine.words import duration
 from memeyori_site.http import allow
-from memeyori_site.mail import PlainTextMail
-
-logger = logging.getLogger(__name__)
+from memeyori_site.reset_mail import send_reset_mail
 
 
 def _next_url(request) -> str | None:
@@ -57,37 +50,10 @@ def signup(request):
 
 
 class PasswordResetForm(auth_forms.PasswordResetForm):
-    """Django's form and tokens. Its mail goes as plain 7bit or 8bit text, so the link is
-    one whole line in any reader (issue 21.6), and it says how long the link works.
-
-    The page only enqueues the mail (memeyori_site/reset_mail.py) with the address as
-    given: a task worker looks it up and sends, so a known address takes no longer to
-    answer than an unknown one (issue 33.6)."""
+    """Django's form, whose save only enqueues the mail (memeyori_site/reset_mail.py) with
+    the address as given: a task worker looks it up and sends, so a known address takes no
+    longer to answer than an unknown one (issue 33.6)."""
 
     def save(self, domain_override=None, use_https=False, request=None, **kwargs):
-        from memeyori_site.reset_mail import send_reset_mail
-
         domain = domain_override or request.get_host()
         send_reset_mail.enqueue(self.cleaned_data["email"], domain, use_https)
-
-    def deliver(self, *, domain: str, use_https: bool) -> None:
-        """Django's save, in the worker: one mail to each active account with the address."""
-        super().save(domain_override=domain, use_https=use_https)
-
-    def send_mail(
-        self,
-        subject_template_name,
-        email_template_name,
-        context,
-        from_email,
-        to_email,
-        html_email_template_name=None,
-    ):
-        context = {**context, "valid_for": duration(settings.PASSWORD_RESET_TIMEOUT)}
-        subject = "".join(render_to_string(subject_template_name, context).splitlines())
-        body = render_to_string(email_template_name, context)
-        try:
-            PlainTextMail(subject, body, from_email, [to_email]).send()
-        except Exception:
-            # As Django's own form does: the page never says whether an address is known.
-            logger.exception("Failed to send password reset email to %s", context["user"].pk)

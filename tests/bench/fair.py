@@ -47,7 +47,7 @@ def _newcomers():
 
 def bench_fair() -> None:
     from battles.lab.stats import wilson
-    from battles.play import fair
+    from battles.play import fair, fair_tasks
     from cards.demo import seed_demo
     from tests.bench import throwaway_database
 
@@ -59,7 +59,7 @@ def bench_fair() -> None:
             newcomer = party.owner
             picker = fair.picker(newcomer, party)
             for choice in picker.choices:
-                fair.run_estimate(choice.estimate.pk)
+                fair_tasks.run_estimate(choice.estimate.pk)
             picker = fair.picker(newcomer, party)
             pick = picker.fair
             print(
@@ -73,7 +73,7 @@ def bench_fair() -> None:
                     f" {e.wins}/{e.battles} won, {e.draws} drawn ({choice.words})"
                 )
                 if choice.policy != "lookahead" or choice is pick:
-                    won, lost, drawn = fair.play(e, LAB, LAB_SEEDS)
+                    won, lost, drawn = fair_tasks.play(e, LAB, LAB_SEEDS)
                     low, high = wilson(won, LAB)
                     line += (
                         f"; a lab of {LAB:,}: {won:,} won, {drawn:,} drawn:"

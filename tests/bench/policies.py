@@ -64,7 +64,9 @@ class _Timed:
             self.plans.append(spent)
             return out
 
-        self.policy = Policy(policy.name, switch, summon, plays, version=policy.version)
+        self.policy = Policy(
+            policy.name, switch, summon, plays, version=policy.version, dice=policy.dice
+        )
 
 
 def _record(results: dict, group: str, winner, seat: int) -> None:
