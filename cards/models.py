@@ -609,5 +609,5 @@ class PrintedNumbers(models.Model):
 
 # Stored renders (PDFs and PNGs) are this app's too; their code lives with the printing.
 # So are the task workers' heartbeats (cards/workers.py).
-from .printing.store import Render  # noqa: E402, F401
+from .printing.renders import Render  # noqa: E402, F401
 from .workers import TaskWorker  # noqa: E402, F401

@@ -26,7 +26,8 @@ from .models import (
     Visibility,
     check_party_memeyori,
 )
-from .printing import portraits
+from .printing import portrait_uploads, portraits
+from .tasks import process_party_back
 
 # ---- What one person may own (issue 18.4, 18.5) ------------------------------------------
 
@@ -159,8 +160,6 @@ def _delete_files_on_commit(names: list[str]) -> None:
 
 
 def _store_back_and_enqueue(*, code: str, incoming: str, data: bytes) -> None:
-    from .tasks import process_party_back
-
     try:
         stored = default_storage.save(incoming, ContentFile(data))
     except OSError:
@@ -194,7 +193,7 @@ def character_set_portrait(*, character: Character, image) -> None:
     if not isinstance(image, UploadedFile):
         return
     # Cleaned, cropped around the focal point, with print and thumbnail sizes (R: issue 4).
-    portraits.character_set_portrait(character=character, upload=image)
+    portrait_uploads.character_set_portrait(character=character, upload=image)
 
 
 @transaction.atomic

@@ -165,7 +165,7 @@ def set_portrait(character, **kwargs):
     transaction never commits, so the on_commit callbacks are run here)."""
     from django.test import TestCase
 
-    from cards.printing.portraits import character_set_portrait
+    from cards.printing.portrait_uploads import character_set_portrait
 
     with TestCase.captureOnCommitCallbacks(execute=True):
         character_set_portrait(character=character, **kwargs)

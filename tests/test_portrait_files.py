@@ -74,7 +74,7 @@ def test_replacing_files_never_deletes_a_file_another_character_uses(
 def test_a_duplicate_of_a_character_with_an_upload_waiting_shares_nothing(
     client, alice, pup, types
 ):
-    from cards.printing.portraits import character_set_portrait
+    from cards.printing.portrait_uploads import character_set_portrait
 
     # Not processed: the test's transaction never commits.
     character_set_portrait(character=pup, upload=upload(image_bytes(fmt="PNG")))
@@ -87,7 +87,7 @@ def test_a_duplicate_of_a_character_with_an_upload_waiting_shares_nothing(
 
 
 def test_clearing_the_portrait_drops_an_upload_still_waiting(client, alice, pup):
-    from cards.printing.portraits import character_set_portrait
+    from cards.printing.portrait_uploads import character_set_portrait
     from cards.services import character_set_portrait as builder_set_portrait
 
     character_set_portrait(character=pup, upload=upload(image_bytes(fmt="PNG")))

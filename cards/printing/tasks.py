@@ -17,7 +17,7 @@ from cards import workers
 
 from . import pdf
 from .render import render_spec
-from .store import Render, prune
+from .renders import Render, prune
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from memeyori_site.ratelimit import requester
 from . import art, layout, store
 from .deck import Face, character_faces, pdf_filename
 from .forms import PortraitForm, PrintForm
-from .portraits import character_set_portrait
+from .portrait_uploads import character_set_portrait
 from .render import TooManyCards, prepare
 from .store import Render
 
