@@ -244,6 +244,13 @@ class Character(models.Model):
     def is_public(self) -> bool:
         return self.visibility == Visibility.PUBLIC
 
+    @property
+    def upload_held(self) -> bool:
+        """Is the pending upload waiting for the picture store (HeldUpload)?"""
+        return bool(self.portrait_pending) and HeldUpload.objects.filter(
+            name=self.portrait_pending
+        ).exists()
+
     def portrait_url(self, size: str = "thumb") -> str:
         """The portrait through the view that applies the character's visibility (issue
         11.5). The file's name is in the query, so a new portrait is a new URL."""
@@ -605,6 +612,29 @@ class PrintedNumbers(models.Model):
 
     def __str__(self):
         return self.digest
+
+
+class HeldUpload(models.Model):
+    """An upload the object store did not take (it stalled or refused): its bytes wait
+    here, in the database every process shares, and cards.tasks.store_held_upload tries the
+    store again until it answers, then processes the upload as if nothing had happened
+    (issue 33.2: nothing lost). `name` is the storage name the row awaiting it holds
+    (a character's portrait_pending, or a party's incoming back image)."""
+
+    class Kind(models.TextChoices):
+        MEMEYORI = "memeyori"
+        ARCHON = "archon"
+        BACK = "back"  # a party's back image
+
+    name = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    code = models.UUIDField()  # the character's or party's
+    data = models.BinaryField()
+    held_at = models.DateTimeField(auto_now_add=True)
+    tries = models.PositiveIntegerField(default=0)
+
+    def __str__(self):
+        return self.name
 
 
 # Stored renders (PDFs and PNGs) are this app's too; their code lives with the printing.

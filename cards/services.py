@@ -19,6 +19,7 @@ from .models import (
     Card,
     Character,
     Effect,
+    HeldUpload,
     Matchup,
     Memeyori,
     Party,
@@ -27,7 +28,7 @@ from .models import (
     check_party_memeyori,
 )
 from .printing import portrait_uploads, portraits
-from .tasks import process_party_back
+from .tasks import hold, process_party_back
 
 # ---- What one person may own (issue 18.4, 18.5) ------------------------------------------
 
@@ -162,7 +163,8 @@ def _delete_files_on_commit(names: list[str]) -> None:
 def _store_back_and_enqueue(*, code: str, incoming: str, data: bytes) -> None:
     try:
         stored = default_storage.save(incoming, ContentFile(data))
-    except OSError:
+    except Exception:  # a stalled or full store: keep the upload, try later
+        hold(kind=HeldUpload.Kind.BACK, code=code, name=incoming, data=data)
         return
     process_party_back.enqueue(code, stored)
 

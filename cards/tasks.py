@@ -12,12 +12,13 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.tasks import task
+from django.tasks import default_task_backend, task
+from django.utils import timezone
 from PIL import Image
 
 from . import workers
 from .media import delete_on_commit, delete_unreferenced, sweep
-from .models import Archon, Memeyori, Party
+from .models import Archon, HeldUpload, Memeyori, Party
 from .printing import layout, portraits
 
 log = logging.getLogger(__name__)
@@ -162,7 +163,81 @@ def _give_up(model, row, incoming: str, message: str) -> None:
 def sweep_media(max_age_seconds: int = 3600) -> int:
     """Delete portrait files no row names that are older than `max_age_seconds`; returns how
     many. Run periodically by the task worker, and by `manage.py sweep_media`."""
+    retry_held_uploads()
     removed = sweep(max_age=timedelta(seconds=max_age_seconds))
     if removed:
         log.info("sweep_media removed %d unreferenced files", len(removed))
     return len(removed)
+
+
+# -- uploads the store did not take --------------------------------------------------------
+# Tried again soon, then less often (at most every RETRY_MAX), for HOLD_FOR; then the row
+# says so and the person uploads again.
+RETRY_FIRST = timedelta(seconds=5)
+RETRY_MAX = timedelta(minutes=5)
+HOLD_FOR = timedelta(days=1)
+GAVE_UP = "The picture store did not answer for a day; upload the picture again."
+
+
+def hold(*, kind: str, code: str, name: str, data: bytes) -> None:
+    """Keep an upload the store did not take (HeldUpload) and try the store again later."""
+    HeldUpload.objects.get_or_create(name=name, defaults={"kind": kind, "code": code, "data": data})
+    _try_later(name, 0)
+
+
+def _try_later(name: str, tries: int) -> None:
+    # Without a backend that can wait (the immediate one), the media sweep tries again.
+    if default_task_backend.supports_defer:
+        wait = min(RETRY_FIRST * 2**tries, RETRY_MAX)
+        store_held_upload.using(run_after=timezone.now() + wait).enqueue(name)
+
+
+def _awaited(held: HeldUpload) -> bool:
+    """Does the row still wait for this upload (no newer one took its place)?"""
+    if held.kind == HeldUpload.Kind.BACK:
+        return Party.objects.filter(code=held.code).exists()
+    return MODELS[held.kind].objects.filter(code=held.code, portrait_pending=held.name).exists()
+
+
+@task(queue_name=workers.INTERACTIVE, priority=workers.INTERACTIVE_PRIORITY)
+def store_held_upload(name: str) -> str:
+    """Try the store again with a held upload; once it takes it, process it as the upload
+    would have been (process_portrait, process_party_back)."""
+    held = HeldUpload.objects.filter(name=name).first()
+    if held is None:
+        return "gone"  # stored by an earlier try
+    if not _awaited(held):
+        held.delete()
+        return "superseded"
+    try:
+        stored = default_storage.save(name, ContentFile(bytes(held.data)))
+    except Exception as error:
+        log.warning("the store did not take held upload %s: %s", name, error)
+        if timezone.now() - held.held_at >= HOLD_FOR:
+            held.delete()
+            if held.kind != HeldUpload.Kind.BACK:
+                MODELS[held.kind].objects.filter(code=held.code, portrait_pending=name).update(
+                    portrait_pending="", portrait_error=GAVE_UP
+                )
+            return "given up"
+        HeldUpload.objects.filter(pk=held.pk).update(tries=held.tries + 1)
+        _try_later(name, held.tries + 1)
+        return "held"
+    if stored != name:
+        # Another try stored it a moment ago (storage names are never overwritten).
+        default_storage.delete(stored)
+        return "stored already"
+    HeldUpload.objects.filter(pk=held.pk).delete()
+    if held.kind == HeldUpload.Kind.BACK:
+        process_party_back.enqueue(str(held.code), name)
+    else:
+        process_portrait.enqueue(held.kind, str(held.code), name)
+    return "stored"
+
+
+def retry_held_uploads() -> int:
+    """Try the store again with every held upload (the media sweep does, hourly)."""
+    names = list(HeldUpload.objects.values_list("name", flat=True))
+    for name in names:
+        store_held_upload.enqueue(name)
+    return len(names)

@@ -89,10 +89,13 @@ def _stalling_config():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_upload_while_the_store_is_stalled_says_so_instead_of_failing_the_page(
+def test_an_upload_while_the_store_is_stalled_is_kept_and_goes_in_when_the_store_answers(
     settings, stalled_store, alice, types
 ):
     from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from cards.models import HeldUpload
+    from cards.tasks import store_held_upload
 
     from .test_portraits import image_bytes
 
@@ -103,12 +106,31 @@ def test_an_upload_while_the_store_is_stalled_says_so_instead_of_failing_the_pag
     client = Client(raise_request_exception=False)
     client.force_login(alice)
     page = reverse("print_portrait", kwargs={"kind": "memeyori", "code": pup.code})
-    upload = SimpleUploadedFile("p.png", image_bytes((300, 400), fmt="PNG"), "image/png")
+    sent = image_bytes((300, 400), fmt="PNG")
+    upload = SimpleUploadedFile("p.png", sent, "image/png")
     answer = client.post(page, {"portrait": upload, "focus_x": 0.5, "focus_y": 0.5})
     assert answer.status_code == 302
     pup.refresh_from_db()
-    assert not pup.portrait_pending
-    assert pup.portrait_error == "The upload could not be stored; try again."
+    # Nothing lost: the row still waits for the upload, whose bytes wait in the database.
+    held = HeldUpload.objects.get()
+    assert pup.portrait_pending == held.name and not pup.portrait_error
+    assert bytes(held.data) == sent and held.kind == "memeyori" and held.code == pup.code
+    assert "The picture store is not answering" in client.get(page).text
+    # Still stalled: the next try keeps it.
+    assert store_held_upload.call(held.name) == "held"
+    assert HeldUpload.objects.get().tries == 1
+    # The store answers (a real S3 server now): the next try stores and processes it.
+    with servers.s3_server() as answering:
+        settings.STORAGES = servers.s3_storages(answering, settings)
+        assert store_held_upload.call(held.name) == "stored"
+        pup.refresh_from_db()
+        assert not HeldUpload.objects.exists()
+        assert not pup.portrait_pending and not pup.portrait_error
+        assert pup.portrait and pup.portrait_print and pup.portrait_thumb
+        from django.core.files.storage import default_storage
+
+        assert default_storage.exists(pup.portrait_thumb.name)
+        assert "is not answering" not in client.get(page).text
 
 
 def test_a_portrait_read_by_the_site_from_a_stalled_store_is_a_503_that_says_so(
@@ -127,3 +149,49 @@ def test_a_portrait_read_by_the_site_from_a_stalled_store_is_a_503_that_says_so(
     assert answer.status_code == 503
     assert "The picture store is not answering" in answer.content.decode()
     assert answer["Retry-After"] == "30"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_held_upload_the_store_never_takes_is_given_up_after_a_day_with_words(
+    settings, stalled_store, alice, types
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from cards.models import HeldUpload
+    from cards.tasks import GAVE_UP, store_held_upload
+
+    env = {**S3, "DJANGO_S3_ENDPOINT_URL": stalled_store}
+    settings.STORAGES = servers.s3_storages(env, settings)
+    settings.STORAGES["default"]["OPTIONS"]["client_config"] = _stalling_config()
+    pup = make_memeyori(alice, types["Blaze"], name="Pup")
+    name = f"portraits/incoming/{pup.code}-0.png"
+    type(pup).objects.filter(pk=pup.pk).update(portrait_pending=name)
+    HeldUpload.objects.create(name=name, kind="memeyori", code=pup.code, data=b"x")
+    HeldUpload.objects.update(held_at=timezone.now() - timedelta(days=1, seconds=1))
+    assert store_held_upload.call(name) == "given up"
+    pup.refresh_from_db()
+    assert not HeldUpload.objects.exists()
+    assert not pup.portrait_pending and pup.portrait_error == GAVE_UP
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_party_back_image_sent_while_the_store_is_stalled_is_held_too(
+    settings, stalled_store, alice, types
+):
+    from cards import services
+    from cards.models import HeldUpload
+
+    from .test_portraits import image_bytes
+
+    env = {**S3, "DJANGO_S3_ENDPOINT_URL": stalled_store}
+    settings.STORAGES = servers.s3_storages(env, settings)
+    settings.STORAGES["default"]["OPTIONS"]["client_config"] = _stalling_config()
+    party = make_party(alice, name="Pups")
+    services._store_back_and_enqueue(
+        code=str(party.code), incoming=f"backs/incoming/{party.code}-0.png",
+        data=image_bytes((300, 400), fmt="PNG"),
+    )  # fmt: skip
+    held = HeldUpload.objects.get()
+    assert held.kind == "back" and held.code == party.code

@@ -2,6 +2,7 @@
 point): checked by what its header shows, stored as pending after the commit, and decoded
 once by cards.tasks.process_portrait, outside any transaction (issue 11.4)."""
 
+import logging
 import secrets
 from functools import partial
 
@@ -11,9 +12,11 @@ from django.db import transaction
 
 from cards.media import delete_on_commit
 from cards.models import Archon, Character, Memeyori
-from cards.tasks import process_portrait
+from cards.tasks import hold, process_portrait
 
 from .portraits import _check_focus, _refuse, portrait_check
+
+log = logging.getLogger(__name__)
 
 
 def character_set_portrait(
@@ -65,11 +68,12 @@ def _store_and_enqueue(*, kind: str, code: str, incoming: str, data: bytes | Non
     if incoming:
         try:
             stored = default_storage.save(incoming, ContentFile(data))
-        except OSError:
-            stored = None
-        if stored != incoming:  # a full disk, or a name taken: never process another file
-            if stored:
-                default_storage.delete(stored)
+        except Exception as error:  # a stalled or full store: keep the upload, try later
+            log.warning("the store did not take upload %s: %s", incoming, error)
+            hold(kind=kind, code=code, name=incoming, data=data)
+            return
+        if stored != incoming:  # a name taken: never process another file
+            default_storage.delete(stored)
             models = {c.kind: c for c in (Memeyori, Archon)}
             models[kind].objects.filter(code=code, portrait_pending=incoming).update(
                 portrait_pending="", portrait_error="The upload could not be stored; try again."
