@@ -50,8 +50,10 @@ def played_origin() -> dict:
     return log
 
 
-def fork_at(origin: dict, round_no: int, seed: int = 99, policies=(None, GREEDY), plans=None):
-    record = engine_fork.fork_record(origin, round_no, battle="b")
+def fork_at(
+    origin: dict, round_no: int, seed: int = 99, policies=(None, GREEDY), plans=None, data=DATA
+):
+    record = engine_fork.fork_record(origin, round_no, data=data, battle="b")
     return engine_fork.play_fork(DATA, record, policies, seed, plans or {})
 
 
@@ -137,6 +139,18 @@ def test_the_fork_shuffles_each_draw_pile_anew_and_rolls_new_dice():
 
     assert dice(forked.log["events"], round_no) != dice(log["events"], round_no)
     assert after is not None and log_json(again.log) == log_json(forked.log)
+
+
+def test_a_forks_record_keeps_the_origins_plans_so_a_read_never_asks_the_ai_again():
+    origin = simulate(SNAP, seed=3, policies=("random", "lookahead"))
+    record = engine_fork.fork_record(origin, 4, data=DATA)
+    made = [(r["round"], r["side"], r["by"], r["policy"]) for r in record["origin"]["plans"]]
+    assert made == [(n, s, "ai", ("random", "lookahead")[s]) for n in (1, 2, 3) for s in (0, 1)]
+    # The same fork, its origin's AIs thinking again (no plans kept): the same log.
+    kept, _ = play_out(lambda plans: fork_at(origin, 4, plans=plans))
+    again, _ = play_out(lambda plans: fork_at(origin, 4, plans=plans, data=None))
+    assert kept["events"] == again["events"] and kept["plans"] == again["plans"]
+    assert kept["result"] == again["result"]
 
 
 def test_a_fork_replays_byte_identically_from_its_record_twice_and_in_threads():

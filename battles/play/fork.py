@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from ..engine.battle import ENGINE_VERSION
-from ..engine.fork import ForkRefused, fork_record, rounds_forkable, state_at_round
+from ..engine.fork import ForkRefused, fork_record, rounds_forkable
 from ..engine.played import PLAYER, PLAYER_VERSION
 from ..engine.policies import POLICIES
 from ..engine.run import input_for
@@ -76,10 +76,11 @@ def fork_game(
         raise ValidationError(f"The AI plays {', '.join(POLICIES)}.")
     if round_no not in rounds_forkable(battle.log):
         raise ValidationError(f"This battle has no round {round_no} to play from.")
-    fork = fork_record(battle.log, round_no, battle=str(battle.code))
-    data = input_for(battle.snapshot)
     try:
-        state_at_round(data, fork["origin"], round_no)  # the origin gets there (or why not)
+        # The origin replayed once, to that round (or why not), its plans kept.
+        fork = fork_record(
+            battle.log, round_no, data=input_for(battle.snapshot), battle=str(battle.code)
+        )
     except ForkRefused as e:
         raise ValidationError(str(e)) from None
     if opponent == "ai":
