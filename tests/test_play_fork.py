@@ -233,10 +233,16 @@ def test_a_fork_against_the_ai_names_its_battle_and_round_and_plays_on(client, a
     ai_hand = {c["id"] for c in services.game_state(game, 0)["hand"]}
     mine = json.dumps(services.game_state(game, 1))
     assert ai_hand and not [card for card in ai_hand if f'"{card}"' in mine]
+    # The game's pages name where it came from, and its rounds step as any game's.
+    page = client.get(game.get_absolute_url()).content.decode()
+    assert "played from round 3 of" in page and battle.get_absolute_url() in page
+    watch = client.get(reverse("play_watch", kwargs={"code": game.code}) + "?round=3")
+    assert watch.status_code == 200
+    assert '<li class="event fork' in watch.content.decode()  # its words, once stepped to
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_finished_fork_is_stored_as_a_battle_that_replays(alice, battle):
+def test_a_finished_fork_is_stored_as_a_battle_that_replays(client, alice, battle):
     game = fork.fork_game(user=alice, battle=battle, round_no=2, opponent="hotseat")
     assert game.policies == ("player", "player") and game.user_a == game.user_b == alice
     services.forfeit(game, 0)
@@ -244,6 +250,11 @@ def test_a_finished_fork_is_stored_as_a_battle_that_replays(alice, battle):
     assert game.status == GameStatus.FINISHED
     stored = game.battle
     assert stored.log["fork"]["round"] == 2
+    client.force_login(alice)
+    at = [e["kind"] for e in stored.log["events"] if e["round"] == 2].index("fork") + 1
+    viewer = client.get(stored.get_absolute_url() + f"?round=2&step={at}").content.decode()
+    assert "The game forks here, from round 2 of another battle" in viewer
+    assert "Rematch" not in viewer and "Review this battle" not in viewer
     assert log_json(played.replay(input_for(stored.snapshot), stored.log)) == log_json(stored.log)
     # The fork's own battle can be forked in turn.
     again = fork.fork_game(user=alice, battle=stored, round_no=2, opponent="ai", side=0)
