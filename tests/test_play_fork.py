@@ -1,17 +1,19 @@
 """Fork from any round (issue 32 §6): a played game from the start of a round of a battle
 the reader can see, with the draw piles shuffled anew and new dice from a server seed."""
 
+import io
 import json
 import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from battles.engine import fork as engine_fork
 from battles.engine import log as text
-from battles.engine import played
+from battles.engine import played, review
 from battles.engine.policies import GREEDY
 from battles.engine.run import input_for, log_json, simulate
 from battles.engine.state import apply, initial_state
@@ -156,10 +158,10 @@ def test_a_forks_record_keeps_the_origins_plans_so_a_read_never_asks_the_ai_agai
 def test_a_fork_replays_byte_identically_from_its_record_twice_and_in_threads():
     forked, plans = play_out(lambda plans: fork_at(played_origin(), 3, plans=plans))
     text = log_json(forked)
-    assert log_json(played.replay(DATA, forked)) == text
-    assert log_json(played.replay(DATA, forked)) == text
+    assert log_json(engine_fork.replay(DATA, forked)) == text
+    assert log_json(engine_fork.replay(DATA, forked)) == text
     with ThreadPoolExecutor(max_workers=6) as pool:
-        texts = list(pool.map(lambda _: log_json(played.replay(DATA, forked)), range(12)))
+        texts = list(pool.map(lambda _: log_json(engine_fork.replay(DATA, forked)), range(12)))
     assert set(texts) == {text}
 
 
@@ -169,7 +171,7 @@ def test_a_fork_of_a_fork_replays_and_starts_from_the_right_state():
         again = fork_at(first, round_no, seed=5)
         assert engine_state(again.needed.engine) == engine_state(origin_engine(first, round_no))
     second, _ = play_out(lambda plans: fork_at(first, 5, seed=5, plans=plans))
-    assert log_json(played.replay(DATA, second)) == log_json(second)
+    assert log_json(engine_fork.replay(DATA, second)) == log_json(second)
 
 
 @pytest.mark.parametrize("round_no", [0, 12, 31])
@@ -255,7 +257,8 @@ def test_a_finished_fork_is_stored_as_a_battle_that_replays(client, alice, battl
     viewer = client.get(stored.get_absolute_url() + f"?round=2&step={at}").content.decode()
     assert "The game forks here, from round 2 of another battle" in viewer
     assert "Rematch" not in viewer and "Review this battle" not in viewer
-    assert log_json(played.replay(input_for(stored.snapshot), stored.log)) == log_json(stored.log)
+    again = engine_fork.replay(input_for(stored.snapshot), stored.log)
+    assert log_json(again) == log_json(stored.log)
     # The fork's own battle can be forked in turn.
     again = fork.fork_game(user=alice, battle=stored, round_no=2, opponent="ai", side=0)
     assert again.fork["origin"]["fork"]["round"] == 2
@@ -322,3 +325,19 @@ def test_an_in_progress_game_cannot_be_forked(client, alice, bob, types):
     assert "This game is still being played" in response.content.decode()
     assert "Play from here" not in client.get(battle.get_absolute_url()).content.decode()
     assert Game.objects.count() == 1
+
+
+def test_a_forks_review_is_refused_in_words_until_it_is_done():
+    forked, _ = play_out(lambda plans: fork_at(STORED, 3, plans=plans))
+    with pytest.raises(ValueError, match="A fork's review is not done yet"):
+        review.review(DATA, forked)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_replay_command_replays_a_forks_battle(alice, battle):
+    game = fork.fork_game(user=alice, battle=battle, round_no=3, opponent="ai", side=0)
+    services.forfeit(game, 0)
+    game.refresh_from_db()
+    out = io.StringIO()
+    call_command("replay", str(game.battle.code), stdout=out)
+    assert "identical" in out.getvalue().lower()

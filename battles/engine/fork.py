@@ -29,6 +29,7 @@ from .dice import shuffle
 from .field import Policy
 from .model import MAX_ROUNDS, BattleInput
 from .played import Played, _rounds, inputs_from_log
+from .played import replay as played_replay
 
 FORK_VERSION = 1
 
@@ -184,7 +185,10 @@ def play_fork(
 
 
 def replay(data: BattleInput, log: dict) -> dict:
-    """A fork's finished log again, from its record."""
+    """A fork's finished log again, from its record; any other played log by played.replay
+    (`manage.py replay` calls this for every played log)."""
+    if "fork" not in log:
+        return played_replay(data, log)
     ai, plans, forfeit = _origin_inputs(log)
     again = play_fork(data, log["fork"], ai, log["seed"], plans, forfeit=forfeit)
     if again.log is None:

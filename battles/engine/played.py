@@ -625,10 +625,6 @@ def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
 
 def replay(data: BattleInput, log: dict) -> dict:
     """A played log again, from its input, seed and plan records (`manage.py replay`)."""
-    if "fork" in log:
-        from .fork import replay as replay_fork  # fork.py builds on this module
-
-        return replay_fork(data, log)
     policies, plans, forfeit = inputs_from_log(log)
     again = play(data, policies, log["seed"], plans, forfeit=forfeit)
     if again.log is None:
