@@ -60,8 +60,9 @@ def _origin_inputs(record: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
     """(AI policies per side, the recorded plans, forfeit) of a record with `seed`,
     `policies`, `policy_versions`, `plans` and `forfeit`: an origin record or a played log.
     The AI's plans are taken as it made them, so that a policy that replays from its record
-    (Policy.replays_from_record) never thinks again; a stored battle has no plan records,
-    and its two AIs plan again, as its own replay does."""
+    (Policy.replays_from_record) never thinks again. A stored battle's own log has no plan
+    records (`fork_record(..., data=)` adds them); without them its two AIs plan again, as
+    the battle's own replay does."""
     ai, plans, forfeit = inputs_from_log(record)
     for rec in record["plans"]:
         if rec["by"] == "ai":
