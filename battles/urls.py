@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import views
+from .play.views import forking
 from .review import views as review_views
 
 urlpatterns = [
@@ -16,6 +17,7 @@ urlpatterns = [
     path("<uuid:code>/present/", views.battle_present, name="battle_present"),
     path("<uuid:code>/follow/", views.battle_follow, name="battle_follow"),
     path("<uuid:code>/review/", review_views.battle_review, name="battle_review"),
+    path("<uuid:code>/fork/", forking.battle_fork, name="battle_fork"),
     path("p/<str:token>/", views.battle_presented, name="battle_presented"),
     path("s/<str:token>/", views.shared_page, name="battle_shared"),
     path("s/<str:token>/log.json", views.shared_log, name="battle_shared_log"),

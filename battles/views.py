@@ -131,6 +131,12 @@ def _play_rematch(request, battle: Battle):
     return None if game is None else rematch.links(game, request.user)
 
 
+def _may_fork(battle: Battle) -> bool:
+    from .play import fork  # the play rooms import this module's neighbours
+
+    return fork.refusal(battle) is None
+
+
 def _get_battle_for_user(request, code: uuid.UUID) -> Battle:
     """The one ownership helper: the owner's battles, and public ones; else a 404."""
     players = None
@@ -297,6 +303,8 @@ def _render_viewer(request, battle: Battle, base_url: str, *, shared: bool, unsa
         })  # fmt: skip
     presentation = _presentation(battle)
     context |= {
+        # Play from here (battles/play/fork.py): whoever reads the battle by its page.
+        "can_fork": not shared and _may_fork(battle),
         # A played game's rematch is another played game (battles/play/rematch.py); only
         # a battle with a player's side can be one, so others cost no query for it.
         "play_rematch": _play_rematch(request, battle),

@@ -82,6 +82,9 @@ RULES = {
     "battle_present": (MEMBER, "POST", 302),
     "battle_follow": (VIEW, "GET", 200),
     "battle_review": (MEMBER, "POST", 302),
+    # Play from here (issue 32 §6): whoever reads the battle; a visitor reads the page and
+    # is asked to log in before playing.
+    "battle_fork": (VIEW, "GET", 200),
     "battle_shared_follow": (SHARED, "GET", 200),
     "battle_presented": (POLL, "GET", 200),
     # Under WSGI (the test client) a stream is refused with 204, so the page polls instead.

@@ -76,6 +76,15 @@ def describe(event: dict, n: dict[str, str], sides: list[str], *, odds: bool = T
         return f"{side} plans {planned}"
     if k == "forfeit":
         return f"{side} forfeits."
+    if k == "fork":
+        piles = " and ".join(
+            f"{possessive(name)} ({plural(count, 'card')})"
+            for name, count in zip(sides, event["piles"], strict=True)
+        )
+        return (
+            f"The game forks here, from round {event['round']} of another battle: {piles}"
+            " draw piles are shuffled anew, and the dice come from a new seed."
+        )
     if k == "play":
         tier = f" at Tier {event['tier']}" if event["tier"] > 1 else ""
         targets = ", ".join(n[t] for t in event["targets"])

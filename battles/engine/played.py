@@ -465,25 +465,43 @@ class Played:
     dict it was given, without replaying the rounds before (a submission that resolves a
     round replays once)."""
 
-    def __init__(self, data: BattleInput, policies: tuple, seed: int, plans: dict, forfeit):
+    def __init__(
+        self,
+        data: BattleInput,
+        policies: tuple,
+        seed: int,
+        plans: dict,
+        forfeit,
+        *,
+        stop: int | None = None,
+    ):
         self.data = data
         self.seed = seed
         self.recorded = _Plans(plans, policies)
         self.made = self.recorded.made
-        self.engine = Engine(
-            data, (self.recorded.policy(0), self.recorded.policy(1)), random.Random(seed)
-        )
         self.log: dict | None = None
         self.needed: PlanNeeded | None = None
-        self._rounds = _rounds(self.engine, self.recorded, policies, plans, forfeit)
+        # True when the battle stopped as round `stop`'s planning began (a fork's origin).
+        self.stopped = False
+        self._rounds = self._begin(policies, plans, forfeit, stop)
         self.resume()
+
+    def _begin(self, policies: tuple, plans: dict, forfeit, stop):
+        """The engine, and the rounds to play (a fork begins elsewhere: engine/fork.py)."""
+        self.engine = Engine(
+            self.data, (self.recorded.policy(0), self.recorded.policy(1)), random.Random(self.seed)
+        )
+        return _rounds(self.engine, self.recorded, policies, plans, forfeit, stop=stop)
 
     def resume(self) -> "Played":
         try:
             self.needed = next(self._rounds)
         except StopIteration as stop:
             self.needed = None
-            self.log = self._finish(*stop.value)
+            if stop.value is None:
+                self.stopped = True
+            else:
+                self.log = self._finish(*stop.value)
         return self
 
     def _finish(self, winner, forfeited) -> dict:
@@ -507,19 +525,39 @@ class Played:
         return log
 
 
-def _rounds(engine, recorded: _Plans, policies: tuple, plans: dict, forfeit):
+def _rounds(
+    engine,
+    recorded: _Plans,
+    policies: tuple,
+    plans: dict,
+    forfeit,
+    *,
+    first: int = 1,
+    started: bool = False,
+    stop: int | None = None,
+):
     """The battle loop of `Engine.run`, stopping (a yield) at each plan it lacks; it returns
-    (winner, the side that forfeited or None)."""
-    start.setup(engine)
+    (winner, the side that forfeited or None).
+
+    A fork (engine/fork.py) carries on from round `first`, whose start (R9.1) its origin
+    already played (`started`); `stop` ends the loop as round `stop`'s planning begins
+    (the state a fork starts from), returning None."""
+    if not started:
+        start.setup(engine)
     winner = False
     forfeited = None
-    for engine.round in range(1, MAX_ROUNDS + 1):
-        seen = engine.upheavals if engine.round > 1 else -1
-        start.round_start(engine)
-        if engine.upheavals != seen:
-            winner = end.winner(engine)
-            if winner is not False:
-                break
+    for engine.round in range(first, MAX_ROUNDS + 1):
+        if started and engine.round == first:
+            seen = -1  # the winner is checked after this round's resolution, whatever it was
+        else:
+            seen = engine.upheavals if engine.round > 1 else -1
+            start.round_start(engine)
+            if engine.upheavals != seen:
+                winner = end.winner(engine)
+                if winner is not False:
+                    break
+        if engine.round == stop:
+            return None
         if forfeit is not None and forfeit[0] == engine.round:
             forfeited = forfeit[1]
             engine.emit("forfeit", side=forfeited)

@@ -213,3 +213,45 @@ class PlanForm(forms.Form):
         return [
             (card, self[f"card_{card['id']}"], self[f"order_{card['id']}"]) for card in self.cards
         ]
+
+
+FORK_OPPONENTS = [
+    ("ai", "The AI"),
+    ("hotseat", "Hot-seat: you plan both sides on this device"),
+]
+
+
+class ForkForm(forms.Form):
+    """Play from a round of a battle (issue 32 §6): the round, the opponent, the side the
+    reader plays against the AI, and the AI's level."""
+
+    round = forms.TypedChoiceField(
+        coerce=int,
+        label="Play from the start of round",
+        error_messages={"invalid_choice": "Choose a round this battle planned."},
+    )
+    opponent = forms.ChoiceField(
+        choices=FORK_OPPONENTS, initial="ai", widget=forms.RadioSelect, label="Against"
+    )
+    side = forms.TypedChoiceField(
+        coerce=int,
+        initial=0,
+        required=False,
+        empty_value=0,
+        widget=forms.RadioSelect,
+        label="You play",
+        help_text="Against the AI: the AI plays the other side. Hot-seat: you plan both.",
+    )
+    policy = forms.ChoiceField(
+        choices=POLICY_CHOICES, initial="greedy", required=False, label="AI level"
+    )
+
+    def __init__(self, *args, rounds: list[int], names: tuple[str, str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["round"].choices = [(r, f"Round {r}") for r in rounds]
+        self.fields["side"].choices = [(0, f"Side A: {names[0]}"), (1, f"Side B: {names[1]}")]
+
+    def clean(self):
+        data = super().clean()
+        data["policy"] = data.get("policy") or "greedy"
+        return data

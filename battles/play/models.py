@@ -102,6 +102,15 @@ class Game(models.Model):
     battle = models.OneToOneField(
         "battles.Battle", null=True, blank=True, on_delete=models.SET_NULL, related_name="game"
     )
+    # A fork (issue 32 §6, battles/play/fork.py): the battle it came from (a stored battle or
+    # a finished game's), the round it starts at, and its record (battles/engine/fork.py:
+    # the round and the origin's own replay record, so the fork replays even if the origin
+    # is deleted). All null for a game played from round 1.
+    fork_battle = models.ForeignKey(
+        "battles.Battle", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
+    )
+    fork_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    fork = models.JSONField(null=True, blank=True)
     # None when the game is not shared (never, or revoked): then only its players watch.
     share_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)

@@ -15,6 +15,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from ..engine.fork import play_fork
 from ..engine.played import PLAYER, Played, play
 from ..engine.policies import policy_version
 from ..engine.run import input_for
@@ -70,6 +71,17 @@ class Replay:
 
     def _play(self) -> Played:
         game = self.game
+        if game.fork:
+            # A fork (battles/engine/fork.py): its origin's record to the fork round, then
+            # its own seed and plans.
+            return play_fork(
+                input_for(game.snapshot),
+                game.fork,
+                ai_policies(game),
+                game.seed,
+                self.plans,
+                forfeit=forfeit_of(game),
+            )
         return play(
             input_for(game.snapshot),
             ai_policies(game),

@@ -27,6 +27,8 @@ def links(game: Game, user) -> list[tuple[str, str]]:
     """(label, url) of each rematch this user may start; none for anyone else."""
     if not user.is_authenticated or game.party_a_id is None:
         return []
+    if game.fork:
+        return []  # a fork's parties may be anyone's: its battle offers "Play from here"
     if game.kind in (GameKind.AI, GameKind.HOTSEAT):
         if game.created_by_id != user.pk or game.party_b_id is None:
             return []

@@ -26,6 +26,8 @@ def may_start(battle, user, review: Review | None = None) -> bool:
     anyone who can watch it (the caller has checked that much)."""
     if not user.is_authenticated or battle.engine_version != ENGINE_VERSION:
         return False
+    if "fork" in battle.log:
+        return False  # a fork's review would replay its origin first: not done yet
     if battle.owner_id == user.pk or (review is not None and review.open_to_viewers):
         return True
     # Only a played game has players (a side of it is "player"): ask for its game only then.
