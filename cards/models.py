@@ -247,9 +247,10 @@ class Character(models.Model):
     @property
     def upload_held(self) -> bool:
         """Is the pending upload waiting for the picture store (HeldUpload)?"""
-        return bool(self.portrait_pending) and HeldUpload.objects.filter(
-            name=self.portrait_pending
-        ).exists()
+        return (
+            bool(self.portrait_pending)
+            and HeldUpload.objects.filter(name=self.portrait_pending).exists()
+        )
 
     def portrait_url(self, size: str = "thumb") -> str:
         """The portrait through the view that applies the character's visibility (issue
