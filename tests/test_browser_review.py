@@ -54,3 +54,68 @@ def test_the_review_graph_grows_with_the_steps_and_tells_the_end_only_at_the_res
     page.locator("#review").scroll_into_view_if_needed()
     screenshot(page, f"review-result-{width}")
     context.close()
+
+
+def test_from_the_review_a_reader_steps_to_a_marked_round_forks_it_and_plays_a_round(
+    _browser, live_server, transactional_db, types
+):
+    """Issue 32's journey: the review of a battle marks a plan; its round links to its
+    step in the viewer and to a new game from there, which the reader plays for a round."""
+    import re
+
+    from battles.play.models import Game
+    from battles.review import services as review_services
+    from battles.review import tasks as review_tasks
+    from battles.review.models import Review
+    from battles.services import battle_run
+    from tests.playing import affordable_plan, make_side
+
+    from .test_browser_hotseat import choose
+
+    owner = make_user("reviewer")
+    # One Memeyori a side: a short battle, and a review of a few seconds.
+    sun = make_side(owner, types, "Sunrise", prefix="Sun", size=1)
+    night = make_side(owner, types, "Night", prefix="Moon", size=1)
+    for seed in range(1, 30):
+        battle = battle_run(owner=owner, party_a=sun, party_b=night, seed=seed)
+        if battle.rounds < 3:
+            continue
+        review = review_services.start(battle, owner, rate_ai=True)
+        review_tasks.run(review.pk)
+        rows = Review.objects.get(pk=review.pk).data["rounds"]
+        marked = [r["round"] for r in rows if any(r["mark"]) and r["round"] < battle.rounds]
+        if marked:
+            break
+    else:
+        raise AssertionError("no battle of these parties had a marked plan")
+    round_no = marked[0]
+    context, page = signed_in(_browser, live_server.url, owner, **DESKTOP)
+    try:
+        page.goto(f"{live_server.url}{battle.get_absolute_url()}")
+        page.locator('[data-nav="last"]').first.click()
+        review_box = page.locator("#review")
+        expect(review_box).to_contain_text("The dice swung the game most")
+        review_box.locator(".review-rounds").scroll_into_view_if_needed()
+        screenshot(page, "review-marked-round-links")
+        review_box.get_by_role("link", name=f"Step to round {round_no}").click()
+        expect(page.locator("#viewer .where")).to_contain_text(f"Round {round_no} · event 1")
+        page.get_by_role("link", name=f"Play from here: round {round_no}…").click()
+        expect(page.locator("#id_round")).to_have_value(str(round_no))
+        page.get_by_label("The AI").check()
+        page.get_by_role("button", name="Play from this round").click()
+        expect(page.locator("[data-page=plan]")).to_be_visible()
+        game = Game.objects.get()
+        for card_id, _tier, target in affordable_plan(services_state(game)):
+            choose(page, card_id, target, keyboard=False)
+        screenshot(page, "review-fork-plan")
+        page.locator("button[name=submit]").click()
+        expect(page).to_have_url(re.compile(rf"/watch/\?round={round_no}$"))
+        expect(page.locator("#viewer .where")).to_contain_text(f"Round {round_no} · event 1")
+    finally:
+        context.close()
+
+
+def services_state(game):
+    from battles.play import services
+
+    return services.game_state(game, 0)

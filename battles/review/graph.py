@@ -55,10 +55,12 @@ def graph(data: dict, names, *, upto: int, ended: bool, log: dict, frames: list[
             f" (95% interval {pct(r['win_a_low'])} to {pct(r['win_a_high'])})"
         )
         notes = []
+        marked = False
         if r in told:
             notes.append(f"the dice {signed(r['luck'][0])} points for {names[0]}")
             for s in (0, 1):
                 if r["mark"][s]:
+                    marked = True
                     notes.append(f"{names[s]}: {r['mark'][s]}, {r['better'][s]}")
                     marks.append(
                         {
@@ -68,7 +70,7 @@ def graph(data: dict, names, *, upto: int, ended: bool, log: dict, frames: list[
                             "label": MARK_WORDS[r["mark"][s]],
                         }
                     )
-        lines.append({"round": r["round"], "text": text, "notes": notes})
+        lines.append({"round": r["round"], "text": text, "notes": notes, "marked": marked})
     swings = []
     if ended:
         for round_no in data["swings"]:

@@ -43,6 +43,9 @@ def review_graph(context):
         "at_step": context.get("at_step"),
         "csrf_token": context.get("csrf_token"),
         "shared": shared,
+        # A marked round links to its step, and to a new game from it (the viewer's own
+        # "Play from here" rule).
+        "can_fork": context.get("can_fork", False),
     }
     if review is not None and review.status == ReviewStatus.DONE:
         names = (battle.name_a, battle.name_b)
