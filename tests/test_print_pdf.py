@@ -230,13 +230,30 @@ def test_long_rules_text_is_shrunk_to_fit_and_not_reported_as_cut(alice, types):
 
 
 def test_text_that_cannot_fit_is_listed_in_the_preflight_and_marked_on_the_card(alice, types):
-    m = make_memeyori(alice, types["Tide"], name="Rambler", flavour="Endless tale. " * 140)
-    for i in range(12):
+    m = make_memeyori(alice, types["Tide"], name="Rambler")
+    rule = "An endless rule. " * 35  # 595 characters, each Tier: the rules' whole room
+    make_card(m, types["Tide"], name="Tall Tale", power=3, text=rule, tier2_power=5,
+              tier2_text=rule, tier3_power=7, tier3_text=rule)  # fmt: skip
+    result = sheet_pdf([f for f in character_faces(m) if f.kind == "move"])
+    assert len(result.preflight) == 1
+    assert "Tall Tale" in result.preflight[0]
+    assert "Text cut" in text_of(read(result.pdf).pages[0])
+
+
+def test_flavour_text_is_left_out_before_any_rules_text_is_cut_and_the_preflight_says_so(
+    alice, types
+):
+    m = make_memeyori(alice, types["Tide"], name="Rambler", flavour="Endless tale. " * 40)
+    for i in range(6):
         make_card(m, types["Tide"], name=f"Card number {i}")
     result = sheet_pdf(character_faces(m)[:1])
-    assert len(result.preflight) == 1
-    assert "Rambler (Mastercard)" in result.preflight[0]
-    assert "Text cut" in text_of(read(result.pdf).pages[0])
+    assert result.preflight == []  # nothing cut
+    assert result.shrunk == [
+        "Rambler (Mastercard) with its flavour text: flavour text left out to fit, and the"
+        " rest set at 6 pt."
+    ]
+    page = text_of(read(result.pdf).pages[0])
+    assert "Card number 5" in page and "Endless tale" not in page and "Text cut" not in page
 
 
 def test_card_css_has_one_font_size_per_fit_step():

@@ -472,8 +472,6 @@ class Face:
                 rows.insert(0, self.rank_note)
             if self.is_archon:
                 rows.insert(0, self.summon_line)
-            if self.character.flavour:
-                rows += self.character.flavour.splitlines()
             return tuple(rows)
         card = self.card
         rows = []
@@ -486,8 +484,12 @@ class Face:
                 continue
             rows += ["Tier 3 · Power 99 · 8 Resonance", "99 damage on a hit · 99 on a critical"]
             rows += (text or "").splitlines()
-        rows += card.flavour.splitlines()
         return tuple(rows)
+
+    def flavour_lines(self) -> tuple[str, ...]:
+        """The zone's flavour text, which fit.py leaves out before the rules are cut."""
+        flavour = self.character.flavour if self.kind == "master" else self.card.flavour
+        return tuple((flavour or "").splitlines())
 
 
 def printed_digest(character, card, said: dict) -> str:
@@ -586,7 +588,9 @@ SCREEN_FILL = 0.75
 
 
 def screen_step(face: Face) -> int:
-    return fit.estimate_step(face.kind, face.paragraphs(), fill=SCREEN_FILL)
+    return fit.estimate_step(
+        face.kind, face.paragraphs(), fill=SCREEN_FILL, flavour=face.flavour_lines()
+    )
 
 
 def party_characters(party: Party) -> list[Character]:
@@ -603,7 +607,7 @@ def number_zones(faces: list[Face], first: int = 1) -> dict[int, tuple[str, int]
         if face.kind == "back":
             continue
         face.zone = number
-        face.step = fit.estimate_step(face.kind, face.paragraphs())
+        face.step = fit.estimate_step(face.kind, face.paragraphs(), flavour=face.flavour_lines())
         zones[number] = (face.kind, face.step)
         # Its one-line zones, named by LINE_NAMES in the same order.
         face.lines = [number + 1 + i for i in range(len(LINE_NAMES[face.kind]))]

@@ -21,18 +21,23 @@ from dataclasses import dataclass
 # Font sizes in pt, largest first. card.css has one rule per step; a test keeps them equal.
 STEPS = {
     # Never under 6 pt (issue 22): what does not fit at 6 pt is reported, not set smaller.
-    # The move card's last step is 6 pt again with the odds grids left out (card.css), so
-    # that long rules text takes their room.
-    "move": (8.0, 7.5, 7.0, 6.5, 6.0, 6.0),
-    "master": (7.0, 6.5, 6.0),
+    # Then 6 pt again without the flavour text (NO_FLAVOUR), and the move card's last step
+    # is 6 pt again with the odds grids and the art left out too (card.css), so that long
+    # rules text takes their room.
+    "move": (8.0, 7.5, 7.0, 6.5, 6.0, 6.0, 6.0),
+    "master": (7.0, 6.5, 6.0, 6.0),
     # One-line zones (names, the Type band, the owner line) keep their designed size: they
     # are checked so that an overflow is reported, never hidden.
     "line": (0.0,),
 }
+# From this step on the zone's flavour text is left out (card.css), and the preflight says
+# so: the rules are what a player needs, so flavour goes before they are cut or the odds
+# and the art make way for them (issue 34).
+NO_FLAVOUR = {"move": 5, "master": 3}
 # Zone sizes in mm (card.css: .move .fit and .mastercard .fit).
 ZONES = {"move": (55.8, 33.6), "master": (55.8, 21.7)}
 # Steps that also give the zone more room (card.css), by (kind, step).
-ROOMIER = {("move", 5): (55.8, 58.2)}
+ROOMIER = {("move", 6): (55.8, 58.2)}
 LINE_HEIGHT = 1.12
 # DejaVu Sans Condensed averages about half an em per character in running English.
 EM_PER_CHAR = 0.5
@@ -51,13 +56,23 @@ class Zone:
     paragraphs: tuple[str, ...]
 
 
-def estimate_step(kind: str, paragraphs: tuple[str, ...] | list[str], fill: float = 0.9) -> int:
-    """The largest step at which the text probably fits, by counting characters. The
-    screen, which has no second pass, asks for a smaller `fill` to be safe."""
+def estimate_step(
+    kind: str,
+    paragraphs: tuple[str, ...] | list[str],
+    fill: float = 0.9,
+    flavour: tuple[str, ...] | list[str] = (),
+) -> int:
+    """The largest step at which the text probably fits, by counting characters: the
+    `paragraphs` and, before NO_FLAVOUR, the `flavour` lines. The screen, which has no
+    second pass, asks for a smaller `fill` to be safe."""
     for step, size in enumerate(STEPS[kind]):
+        if flavour and step < NO_FLAVOUR.get(kind, len(STEPS[kind])):
+            shown = [*paragraphs, *flavour]
+        else:
+            shown = paragraphs
         width_mm, height_mm = ROOMIER.get((kind, step), ZONES[kind])
         per_line = max(1, int(width_mm * PT_PER_MM / (EM_PER_CHAR * size)))
-        lines = sum(max(1, math.ceil(len(p) / per_line)) for p in paragraphs)
+        lines = sum(max(1, math.ceil(len(p) / per_line)) for p in shown)
         # Leave a tenth spare: the check after layout catches the rest.
         if lines * size * LINE_HEIGHT <= height_mm * PT_PER_MM * fill:
             return step

@@ -249,11 +249,21 @@ def _zone_info(faces: list[Face]) -> dict[str, dict]:
     for face in faces:
         if face.kind == "back":
             continue
-        info[str(face.zone)] = {"title": face.zone_label, "kind": face.kind, "line": None}
+        info[str(face.zone)] = {
+            "title": face.zone_label, "kind": face.kind, "line": None,
+            "flavour": bool(face.flavour_lines()),
+        }  # fmt: skip
         for number, zone in enumerate(face.lines):
             line = LINE_NAMES[face.kind][number]
             info[str(zone)] = {"title": face.title, "kind": face.kind, "line": line}
     return info
+
+
+def _shrunk_message(zone: dict, step: int) -> str:
+    size = f"{fit.STEPS[zone['kind']][step]:g} pt"
+    if zone.get("flavour") and step >= fit.NO_FLAVOUR.get(zone["kind"], step + 1):
+        return f"{zone['title']}: flavour text left out to fit, and the rest set at {size}."
+    return f"{zone['title']}: text set at {size} to fit."
 
 
 def _cut_message(zone: dict) -> str:
@@ -396,8 +406,7 @@ def render_spec(spec: dict, run=None) -> PrintResult:
     refused = [url for r in results for url in r.refused]
     preflight = [_cut_message(zones[str(z)]) for z in cut]
     shrunk = [
-        f"{zones[str(z)]['title']}: text set at "
-        f"{fit.STEPS[zones[str(z)]['kind']][step]:g} pt to fit."
+        _shrunk_message(zones[str(z)], step)
         for z, step in sorted(steps.items())
         if step > 0 and z not in cut and zones[str(z)]["line"] is None
     ]
