@@ -116,6 +116,18 @@ def test_a_played_log_with_own_draws_says_so_and_replays_byte_identically():
     assert canonical(played.replay(data, log)) == canonical(log)
 
 
+def test_a_timeout_after_a_stage_replays_from_its_log_with_the_stage_standing():
+    data = input_for(REPRO)
+    timeout = {"by": "timeout", "policy": "greedy", "version": 2,
+               "stage": {"switch": GREEDY_SWITCH, "summon": False}}  # fmt: skip
+    plans = {(1, 0): EMPTY, (1, 1): timeout}
+    plans |= {(r, s): EMPTY for r in range(2, 31) for s in (0, 1)}
+    log = played.play(data, (None, None), 3, plans, own_draws=True).log
+    record = next(p for p in log["plans"] if (p["round"], p["side"]) == (1, 1))
+    assert record["staged"] is True and record["switch"] == GREEDY_SWITCH
+    assert canonical(played.replay(data, log)) == canonical(log)
+
+
 def test_without_own_draws_a_played_log_is_as_it_always_was():
     data = input_for(REPRO)
     plans = {(r, 0): EMPTY for r in range(1, 31)}
