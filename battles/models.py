@@ -179,5 +179,5 @@ class Presentation(models.Model):
 
 # The lab's models live in their own module; importing them here registers them.
 from .lab.models import Lab, LabBattle, LabChunk, LabMatchup, LabStatus  # noqa: E402, F401
-from .play.models import FairEstimate, Game, PlayedPlan  # noqa: E402, F401
+from .play.models import FairEstimate, Game, PlanStage, PlayedPlan  # noqa: E402, F401
 from .review.models import Review, ReviewStatus  # noqa: E402, F401

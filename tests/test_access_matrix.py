@@ -111,6 +111,10 @@ RULES = {
     "play_forfeit": (OWNER, "GET", 200),
     # The live check of a plan for no round sends the page to the game (issue 31.5).
     "play_plan_check": (OWNER, "POST", 302),
+    # "Switch/summon now" with no round: said on the game's page.
+    "play_stage": (OWNER, "POST", 302),
+    # The matrix posts a form; stage.json takes JSON: the owner gets a clear 400.
+    "play_stage_json": (OWNER, "POST", 400),
     # No plan in to take back: said on the game's page.
     "play_cancel": (OWNER, "POST", 302),
     # A challenge with no user name: the invite page with the field's error.

@@ -98,6 +98,26 @@ def test_the_forked_state_equals_the_battles_state_at_that_round_but_the_draw_or
     assert engine_state(forked.needed.engine) == engine_state(origin_engine(log, round_no))
 
 
+def test_a_fork_of_a_game_with_own_draws_starts_from_that_games_own_state():
+    """The origin's record says its draws were its sides' own ("draws": "own"), and its
+    replay to the fork round draws them so: hands and piles as the game had them."""
+    for seed in range(21, 60):
+        log, plans = play_out(
+            lambda plans, seed=seed: played.play(DATA, (None, GREEDY), seed, plans, own_draws=True)
+        )
+        switched = [e["round"] for e in log["events"] if e["kind"] == "switch"]
+        if switched and switched[0] < log["result"]["rounds"]:
+            break
+    assert log["draws"] == "own"
+    round_no = switched[0] + 1
+    before = {k: v for k, v in plans.items() if k[0] < round_no}
+    game_then = played.play(DATA, (None, GREEDY), seed, before, own_draws=True).needed.engine
+    assert engine_state(origin_engine(log, round_no)) == engine_state(game_then)
+    assert [c.id for s in game_then.sides for c in s.pile] == [
+        c.id for s in origin_engine(log, round_no).sides for c in s.pile
+    ]  # the very draw order: the origin replayed as it was played
+
+
 @pytest.mark.parametrize("origin", ["stored", "played"])
 def test_the_forks_log_is_the_battles_own_log_up_to_the_fork(origin):
     log = STORED if origin == "stored" else played_origin()
@@ -341,3 +361,38 @@ def test_the_replay_command_replays_a_forks_battle(alice, battle):
     out = io.StringIO()
     call_command("replay", str(game.battle.code), stdout=out)
     assert "identical" in out.getvalue().lower()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_forks_player_may_switch_first_and_play_the_card_it_drew(alice, types):
+    """Ruling 8 for everyone, in a fork too: its own rounds have own draws, so a stage
+    shows what the Switch draws, and the round, resolved, draws that very card."""
+    from battles.play import stage
+
+    sun = make_side(alice, types, "Sunrise", prefix="Sun", size=4)
+    night = make_side(alice, types, "Night", prefix="Moon", size=4)
+    battle = battle_run(owner=alice, party_a=sun, party_b=night, seed=7)
+    game = fork.fork_game(user=alice, battle=battle, round_no=3, opponent="hotseat")
+    assert game.own_draws
+    state = services.game_state(game, 0)
+    assert state["can_stage"] and state["switches"], "the fork's side A has a Memeyori stored"
+    after = stage.make_stage(game, 0, 3, state["switches"][0], False)
+    out_id, in_id = after["stage"]["switch"]
+    (drawn,) = after["stage"]["drawn"]
+    assert drawn.startswith(in_id + ".") and drawn in [c["id"] for c in after["hand"]]
+    card = next(c for c in after["hand"] if c["id"] == drawn)
+    cards = [[drawn, 1, card["targets"][0]["id"]]] if card["targets"] else []
+    services.submit_plan(game, 0, 3, {"switch": None, "summon": False, "cards": cards})
+    services.submit_plan(game, 1, 3, {"switch": None, "summon": False, "cards": []})
+    log, resolved = services.game_log(game)
+    assert resolved == 3
+    at = next(i for i, e in enumerate(log["events"]) if e["kind"] == "fork")
+    draws = [e for e in log["events"][at:] if e["kind"] == "draw" and e["side"] == 0]
+    assert draws[0]["cards"] == [drawn]
+    # Finished, it replays byte-identically from its record, own draws and all.
+    services.forfeit(game, 0)
+    out = io.StringIO()
+    finished = Battle.objects.get(game=game)
+    assert finished.log["draws"] == "own"
+    call_command("replay", str(finished.code), stdout=out)
+    assert "Identical" in out.getvalue()

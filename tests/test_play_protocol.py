@@ -549,7 +549,8 @@ def test_manage_py_replay_finds_a_played_game_byte_identical(alice, alice_party,
 
     assert log_json(played.replay(input_for(battle.snapshot), battle.log)) == log_json(
         played.play(input_for(game.snapshot), (None, played.policy_version("greedy", 2)),
-                    game.seed, {(p.round, p.side): p.plan for p in game.plans.all()}).log
+                    game.seed, {(p.round, p.side): p.plan for p in game.plans.all()},
+                    own_draws=game.own_draws).log
     )  # fmt: skip
     # A changed plan record no longer replays to the stored log.
     log = battle.log

@@ -48,15 +48,27 @@ def _derived(data: BattleInput) -> tuple:
 
 class Engine:
     """One battle's state. `events` is the log's event list, or None in summary mode, where
-    `tally` counts what `summary.summarize` would read from those events instead."""
+    `tally` counts what `summary.summarize` would read from those events instead.
 
-    def __init__(self, data: BattleInput, policies, rng: random.Random, *, summary=False):
+    `own_draws` (played games started since issue 31's "one rule"): the cards a side draws
+    while it plans (its Switch's and its summon's newcomers, ruling 8) are shuffled in by a
+    generator of that side's own for the round (`draw_rng`), so that what a side's Switch
+    draws never depends on what the other side planned first, and a player can be shown it
+    before planning the cards. Off, they come from the battle's generator, as they always
+    did (every stored and lab battle replays so)."""
+
+    own_draws = False  # a class default: copies made with object.__new__ (review) read it
+
+    def __init__(
+        self, data: BattleInput, policies, rng: random.Random, *, summary=False, own_draws=False
+    ):
         self.chart = data.chart
         self.policies = policies
         self.rng = rng
-        # Where the battle's generator started: the root of the policies' own dice, taken
-        # only when a policy has dice of its own (a copy of the state is some 10 us).
-        own = any(getattr(p, "dice", "battle") == "own" for p in policies)
+        self.own_draws = own_draws
+        # Where the battle's generator started: the root of the policies' own dice (and of
+        # own draws), taken only when needed (a copy of the state is some 10 us).
+        own = own_draws or any(getattr(p, "dice", "battle") == "own" for p in policies)
         self._origin = rng.getstate() if own else None
         self._dice_root: bytes | None = None
         self.sides = [Side(i, spec) for i, spec in enumerate(data.sides)]
@@ -111,8 +123,9 @@ class Engine:
             events.append({"round": self.round, "kind": "draw", "side": side.index,
                            "cards": drawn})  # fmt: skip
 
-    def bring_in(self, side: Side, fighter: Fighter) -> None:
-        """A newcomer's cards are shuffled into the pile and one of them is drawn (R9.2, R9.5)."""
+    def bring_in(self, side: Side, fighter: Fighter, rng: random.Random | None = None) -> None:
+        """A newcomer's cards are shuffled into the pile and one of them is drawn (R9.2, R9.5),
+        shuffled by `rng` (a side's own draws while planning), else the battle's generator."""
         fighter.status = FIELD
         fighter.fielded = True
         fighter.played_nonquick = 0
@@ -122,7 +135,7 @@ class Engine:
             return
         pile = side.pile
         pile.extend(cards)
-        shuffle(self.rng, pile)
+        shuffle(rng or self.rng, pile)
         # The topmost of its own cards: a uniformly random one of them, as the shuffle is.
         mine = fighter.id + "."
         for i in range(len(pile) - 1, -1, -1):
@@ -164,10 +177,7 @@ class Engine:
         else:
             self.tally.sides[side.index]["resonance_spent"] += amount
 
-    def policy_rng(self, side: int) -> random.Random:
-        """Dice of a policy's own for this round and `side` (Policy.own_dice): fixed by where
-        the battle's generator started, the round and the side, and by nothing drawn since,
-        so neither side's plan or draws can move the other's."""
+    def _root(self) -> bytes:
         if self._dice_root is None:
             if self._origin is None:
                 raise ValueError("no policy of this battle had dice of its own when it began")
@@ -175,7 +185,18 @@ class Engine:
             self._dice_root = hashlib.sha256(
                 array("Q", [version, *words]).tobytes() + repr(gauss).encode()
             ).digest()
-        return random.Random(self._dice_root + bytes([self.round, side]))
+        return self._dice_root
+
+    def policy_rng(self, side: int) -> random.Random:
+        """Dice of a policy's own for this round and `side` (Policy.own_dice): fixed by where
+        the battle's generator started, the round and the side, and by nothing drawn since,
+        so neither side's plan or draws can move the other's."""
+        return random.Random(self._root() + bytes([self.round, side]))
+
+    def draw_rng(self, side: int) -> random.Random:
+        """The shuffles of `side`'s draws while it plans this round (`own_draws`): fixed as
+        `policy_rng` is, in a domain of their own, so they never repeat a policy's dice."""
+        return random.Random(self._root() + b"draws" + bytes([self.round, side]))
 
     # -- the steps, for tests that drive a battle by hand --------------------------------
     def setup(self) -> None:

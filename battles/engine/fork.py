@@ -28,7 +28,7 @@ import random
 from .dice import shuffle
 from .field import Policy
 from .model import MAX_ROUNDS, BattleInput
-from .played import Played, _rounds, inputs_from_log
+from .played import Played, _rounds, inputs_from_log, staged
 from .played import replay as played_replay
 
 FORK_VERSION = 1
@@ -51,6 +51,8 @@ def origin_record(log: dict) -> dict:
     }
     if log.get("forfeit"):
         record["forfeit"] = dict(log["forfeit"])
+    if log.get("draws"):
+        record["draws"] = log["draws"]
     if log.get("fork"):
         record["fork"] = log["fork"]
     return record
@@ -96,10 +98,13 @@ def _replay_to(data: BattleInput, origin: dict, round_no: int) -> Played:
         # Before the fork round, a fork is its own origin.
         return _replay_to(data, fork["origin"], round_no)
     ai, plans, forfeit = _origin_inputs(origin)
+    own = origin.get("draws") == "own"
     if fork is not None:
-        played = Forked(data, fork, ai, origin["seed"], plans, forfeit, stop=round_no)
+        played = Forked(
+            data, fork, ai, origin["seed"], plans, forfeit, stop=round_no, own_draws=own
+        )
     else:
-        played = Played(data, ai, origin["seed"], plans, forfeit, stop=round_no)
+        played = Played(data, ai, origin["seed"], plans, forfeit, stop=round_no, own_draws=own)
     if played.needed is not None:
         raise ForkRefused(f"The battle's record stops at round {played.needed.round}.")
     if not played.stopped:
@@ -113,13 +118,17 @@ def _replay_to(data: BattleInput, origin: dict, round_no: int) -> Played:
     return played
 
 
-def begin_fork(engine, seed: int, policies: tuple[Policy, Policy]) -> None:
-    """Step 2: the fork's own generator and policies; each side's draw pile shuffled anew."""
+def begin_fork(
+    engine, seed: int, policies: tuple[Policy, Policy], *, own_draws: bool = False
+) -> None:
+    """Step 2: the fork's own generator, policies and draws (Engine.own_draws, whatever its
+    origin's were); each side's draw pile shuffled anew."""
     engine.rng = random.Random(seed)
     engine.policies = policies
-    # Engine.__init__'s rule: a policy with dice of its own draws them from where the
-    # battle's generator started, which for a fork is its own seed.
-    own = any(getattr(p, "dice", "battle") == "own" for p in policies)
+    engine.own_draws = own_draws
+    # Engine.__init__'s rule: a policy with dice of its own (and own draws) draws them from
+    # where the battle's generator started, which for a fork is its own seed.
+    own = own_draws or any(getattr(p, "dice", "battle") == "own" for p in policies)
     engine._origin = engine.rng.getstate() if own else None
     engine._dice_root = None
     for side in engine.sides:
@@ -131,14 +140,17 @@ class Forked(Played):
     """A played battle that begins at a fork (`fork` = {"round", "origin"}); otherwise a
     Played: `needed`, `log`, `resume()`. Its log carries the `fork` record."""
 
-    def __init__(self, data, fork: dict, policies, seed, plans, forfeit, *, stop=None):
+    def __init__(self, data, fork: dict, policies, seed, plans, forfeit, **options):
         self.fork = fork
-        super().__init__(data, policies, seed, plans, forfeit, stop=stop)
+        super().__init__(data, policies, seed, plans, forfeit, **options)
 
     def _begin(self, policies, plans, forfeit, stop):
         round_no = self.fork["round"]
         self.engine = state_at_round(self.data, self.fork["origin"], round_no)
-        begin_fork(self.engine, self.seed, (self.recorded.policy(0), self.recorded.policy(1)))
+        begin_fork(
+            self.engine, self.seed, (self.recorded.policy(0), self.recorded.policy(1)),
+            own_draws=self.own_draws,
+        )  # fmt: skip
         return _rounds(
             self.engine, self.recorded, policies, plans, forfeit,
             first=round_no, started=True, stop=stop,
@@ -180,9 +192,19 @@ def play_fork(
     plans: dict,
     *,
     forfeit: tuple[int, int] | None = None,
+    own_draws: bool = False,
 ) -> Forked:
     """A fork played as far as its recorded plans go (`played.play`'s twin)."""
-    return Forked(data, fork, policies, seed, plans, forfeit)
+    return Forked(data, fork, policies, seed, plans, forfeit, own_draws=own_draws)
+
+
+def staged_fork(data, fork: dict, policies, seed, plans, round_no, side, stage, *, forfeit=None):
+    """`played.staged` for a fork: a side's View after its stage drew."""
+
+    def build(plans_, **options):
+        return Forked(data, fork, policies, seed, plans_, forfeit, **options)
+
+    return staged(data, policies, seed, plans, round_no, side, stage, forfeit=forfeit, build=build)
 
 
 def replay(data: BattleInput, log: dict) -> dict:
@@ -191,7 +213,10 @@ def replay(data: BattleInput, log: dict) -> dict:
     if "fork" not in log:
         return played_replay(data, log)
     ai, plans, forfeit = _origin_inputs(log)
-    again = play_fork(data, log["fork"], ai, log["seed"], plans, forfeit=forfeit)
+    again = play_fork(
+        data, log["fork"], ai, log["seed"], plans, forfeit=forfeit,
+        own_draws=log.get("draws") == "own",
+    )  # fmt: skip
     if again.log is None:
         raise ValueError(f"the plan records stop at round {again.needed.round}")
     return again.log

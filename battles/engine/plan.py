@@ -42,9 +42,12 @@ def plan_round(engine) -> list[list[Play]]:
     for side, view in zip(engine.sides, views, strict=True):
         policy = engine.policies[side.index]
         rng = dice_for(engine, policy, side.index)
+        # Own draws: this side's Switch and summon shuffle with a generator of its own for
+        # the round, so nothing the other side planned first moves what they draw.
+        drawer = engine.draw_rng(side.index) if engine.own_draws else None
         choice = policy.switch(view, rng)
         if choice is not None:
-            switch(engine, side, *choice)
+            switch(engine, side, *choice, drawer)
         if side.archon is not None and view.can_summon() and policy.summon(view, rng):
             engine.spend(side, ARCHON_SUMMON_COST, "archon summon")
             engine.emit(
@@ -52,12 +55,12 @@ def plan_round(engine) -> list[list[Play]]:
             )
             if engine.tally is not None:
                 engine.tally.sides[side.index]["archon_summons"] += 1
-            engine.bring_in(side, side.archon)
+            engine.bring_in(side, side.archon, drawer)
         plans.append(commit(engine, side, policy.plays(view, rng), view))
     return plans
 
 
-def switch(engine, side: Side, out_id: str, in_id: str) -> None:
+def switch(engine, side: Side, out_id: str, in_id: str, drawer=None) -> None:
     out = engine.by_id[out_id]
     inn = engine.by_id[in_id]
     if out not in side.slots or not out.alive or inn not in side.stored():
@@ -71,7 +74,7 @@ def switch(engine, side: Side, out_id: str, in_id: str) -> None:
     if engine.events is not None:
         engine.events.append({"round": engine.round, "kind": "switch", "side": side.index,
                               "out": out.id, "in": inn.id})  # fmt: skip
-    engine.bring_in(side, inn)
+    engine.bring_in(side, inn, drawer)
 
 
 def commit(engine, side: Side, choices, view: View) -> list[Play]:

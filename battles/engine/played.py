@@ -14,7 +14,13 @@ A recorded plan is one of
   player's own, checked by `check_plan` (the engine's R9.2 rules, in words) before it is
   recorded; or
 - `{"policy": "greedy", "version": 2}`: the AI plans that round for the side (a time limit
-  ran out), with the battle's own generator, as it would for an AI side.
+  ran out), with the battle's own generator, as it would for an AI side; with a `stage`
+  (`{"switch", "summon"}`, made before the time ran out) the AI plans the cards only.
+
+A game played with own draws (`own_draws`, ruling 8 for everyone, issue 31) lets a player
+make the Switch and summon first, as a step that draws at once (a stage), and then plan
+cards that include what they drew: `staged` replays the game to that moment and answers
+the side's View there. Its log says `"draws": "own"`.
 
 The finished log is a `memeyori-battle-log/2` log with the plan records (PROTOCOL.md):
 `plans` (every plan, with its round, side and who made it: player, ai or timeout), the
@@ -51,6 +57,21 @@ class PlanNeeded(Exception):  # noqa: N818 (not an error: the battle waits for a
         self.sides = sides
         self.views = views
         self.engine = engine
+
+
+@dataclass
+class Staged(Exception):  # noqa: N818 (not an error: a probe's answer)
+    """A probe replay (`staged`) stopped where the staged side was to choose its cards:
+    `view` is that side's View after its Switch and summon drew, `drawn` the ids of the
+    cards they drew (the hand less the hand as planning began)."""
+
+    def __init__(self, view: View, drawn: list[str]):
+        super().__init__(f"round {view.round}: side {view.side.index}'s stage")
+        self.view = view
+        self.drawn = drawn
+
+
+EMPTY_PLAN = {"switch": None, "summon": False, "cards": []}
 
 
 @dataclass
@@ -157,8 +178,10 @@ def check_plan(view: View, raw) -> Checked:
       Resonance (4 or 8) left after the summon and earlier Tiers; its target an enemy on
       the field as planning began (an attack) or an ally on the field after the Switch
       and the summon (support).
-    A card the plan plays after a Switch or summon drew it is refused: a plan is made in
-    one go, against the hand as planning began (what the player sees)."""
+    A card the plan plays after a Switch or summon drew it is refused: a plan made in one
+    go is checked against the hand as planning began (what the player sees). To play such
+    a card, a player makes the Switch and summon first (a stage, `staged`); the cards are
+    then checked against the View after it, with no Switch or summon of their own."""
     side = view.side
     checked = Checked(mp_left=side.mp, resonance_left=side.resonance)
     plan_, errors = normal_plan(raw)
@@ -287,6 +310,43 @@ def check_plan(view: View, raw) -> Checked:
     return checked
 
 
+def check_staged(view: View, stage: dict, raw) -> Checked:
+    """R9.2 on a player's plan made after its stage (`stage`, `{"switch", "summon"}`, already
+    made: `view` is the side's View after it drew, from `staged`): its cards are checked
+    against that hand, so a card the stage drew may be played. The plan's own Switch is
+    none or the stage's; it may add a summon the stage did not make (what that draws is
+    not in this hand). `plan` is what is recorded: the stage's Switch and summon with the
+    cards."""
+    plan_, errors = normal_plan(raw)
+    if plan_ is None:
+        checked = Checked(mp_left=view.side.mp, resonance_left=view.side.resonance)
+        checked.errors.extend(errors)
+        return checked
+    summon_now = plan_["summon"] and not stage["summon"]
+    checked = check_plan(view, {**plan_, "switch": None, "summon": summon_now})
+    if plan_["switch"] is not None and plan_["switch"] != stage["switch"]:
+        if stage["switch"] is None:
+            text = (
+                "You made this round's summon first without a Switch: a Switch comes"
+                " before the summon (ruling 8)."
+            )
+        else:
+            names = {f.id: f.spec.name for f in view._engine.by_id.values()}
+            out_id, in_id = stage["switch"]
+            text = (
+                f"You switched {names.get(out_id, out_id)} out for {names.get(in_id, in_id)}"
+                " already this round: one Switch a round."
+            )
+        checked.refuse(text)
+    if checked.plan is not None:
+        checked.plan = {
+            "switch": stage["switch"],
+            "summon": bool(stage["summon"] or plan_["summon"]),
+            "cards": checked.plan["cards"],
+        }
+    return checked
+
+
 # -- what a side plans with ----------------------------------------------------------------
 def _exact(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value)
@@ -393,17 +453,27 @@ def switch_options(view: View) -> list[list[str]]:
 class _Plans:
     """The recorded plans as a side's policy, and the record of every plan made."""
 
-    def __init__(self, plans: dict, ai: tuple):
+    def __init__(self, plans: dict, ai: tuple, probe: tuple[int, int] | None = None):
         self.plans = plans  # {(round, side): recorded plan}
         self.ai = ai  # per side: the AI's Policy, or None for a player
         self.made: list[dict] = []  # the log's `plans`, in order
         self.current: dict[int, dict] = {}
+        # (round, side) of a stage being probed (`staged`): that side's plan stops at its
+        # cards, and the other side's plan that round is the empty plan, whoever makes it,
+        # so nothing of it reaches the staged side.
+        self.probe = probe
 
     def _begin(self, view: View, rng) -> dict:
         key = (view.round, view.side.index)
         recorded = self.plans.get(key)
         ai = self.ai[view.side.index]
-        if ai is not None:
+        probe = self.probe
+        if probe is not None and probe[0] == view.round:
+            rec = {"round": view.round, "side": view.side.index, "by": "player"}
+            delegate = None
+            if probe[1] != view.side.index:
+                recorded = EMPTY_PLAN
+        elif ai is not None:
             rec = {"round": view.round, "side": view.side.index, "by": "ai", "policy": ai.name}
             # The AI's plan recorded when it was made replays as it stands: its policy drew
             # nothing from the battle's generator (Policy.replays_from_record), so a read
@@ -425,27 +495,46 @@ class _Plans:
         else:
             rec = {"round": view.round, "side": view.side.index, "by": "player"}
             delegate = None
+        stage = recorded.get("stage") if recorded else None
+        if stage is not None:
+            rec["staged"] = True  # the Switch and summon were the player's (replay keeps them)
         rec.update({"switch": None, "summon": False, "cards": []})
-        self.current[view.side.index] = {"rec": rec, "delegate": delegate, "plan": recorded}
+        self.current[view.side.index] = {
+            "rec": rec,
+            "delegate": delegate,
+            "plan": recorded,
+            # A stage the player made before the time ran out stands; the AI plans the rest.
+            "stage": stage,
+            "hand": [c.id for c in view.side.hand],
+        }
         self.made.append(rec)
         return self.current[view.side.index]
 
     def switch(self, view: View, rng):
         now = self._begin(view, rng)
         delegate = now["delegate"]
-        choice = delegate.switch(view, rng) if delegate else now["plan"]["switch"]
+        if now["stage"] is not None:
+            choice = now["stage"]["switch"]
+        else:
+            choice = delegate.switch(view, rng) if delegate else now["plan"]["switch"]
         now["rec"]["switch"] = list(choice) if choice else None
         return tuple(choice) if choice else None
 
     def summon(self, view: View, rng) -> bool:
         now = self.current[view.side.index]
         delegate = now["delegate"]
-        choice = bool(delegate.summon(view, rng) if delegate else now["plan"]["summon"])
+        if now["stage"] is not None:
+            choice = bool(now["stage"]["summon"])
+        else:
+            choice = bool(delegate.summon(view, rng) if delegate else now["plan"]["summon"])
         now["rec"]["summon"] = choice
         return choice
 
     def plays(self, view: View, rng):
         now = self.current[view.side.index]
+        if self.probe == (view.round, view.side.index):
+            before = set(now["hand"])
+            raise Staged(view, [c.id for c in view.side.hand if c.id not in before])
         delegate = now["delegate"]
         chosen = delegate.plays(view, rng) if delegate else now["plan"]["cards"]
         now["rec"]["cards"] = [[c, t, x] for c, t, x in chosen]
@@ -474,11 +563,14 @@ class Played:
         forfeit,
         *,
         stop: int | None = None,
+        own_draws: bool = False,
+        probe: tuple[int, int] | None = None,
     ):
         self.data = data
         self.seed = seed
-        self.recorded = _Plans(plans, policies)
+        self.recorded = _Plans(plans, policies, probe)
         self.made = self.recorded.made
+        self.own_draws = own_draws
         self.log: dict | None = None
         self.needed: PlanNeeded | None = None
         # True when the battle stopped as round `stop`'s planning began (a fork's origin).
@@ -489,7 +581,10 @@ class Played:
     def _begin(self, policies: tuple, plans: dict, forfeit, stop):
         """The engine, and the rounds to play (a fork begins elsewhere: engine/fork.py)."""
         self.engine = Engine(
-            self.data, (self.recorded.policy(0), self.recorded.policy(1)), random.Random(self.seed)
+            self.data,
+            (self.recorded.policy(0), self.recorded.policy(1)),
+            random.Random(self.seed),
+            own_draws=self.own_draws,
         )
         return _rounds(self.engine, self.recorded, policies, plans, forfeit, stop=stop)
 
@@ -515,6 +610,10 @@ class Played:
             "seed": seed,
             "policies": [p.name for p in engine.policies],
             "policy_versions": [p.version for p in engine.policies],
+        }
+        if engine.own_draws:
+            log["draws"] = "own"
+        log |= {
             "sides": side_records(data),
             "events": engine.events,
             "plans": recorded.made,
@@ -593,13 +692,48 @@ def play(
     plans: dict,
     *,
     forfeit: tuple[int, int] | None = None,
+    own_draws: bool = False,
 ) -> Played:
     """Play the battle as far as the recorded plans go.
 
     `policies[s]` is side s's AI Policy, or None for a player; `plans` maps (round, side)
     to a recorded plan (a player's, or a timeout's `{"policy", "version"}`); `forfeit` is
-    (round, side) when that side gave up as that round's planning began."""
-    return Played(data, policies, seed, plans, forfeit)
+    (round, side) when that side gave up as that round's planning began; `own_draws`, the
+    draws made while planning come from each side's own generator (Engine.own_draws)."""
+    return Played(data, policies, seed, plans, forfeit, own_draws=own_draws)
+
+
+def staged(
+    data: BattleInput,
+    policies: tuple,
+    seed: int,
+    plans: dict,
+    round_no: int,
+    side: int,
+    stage: dict,
+    *,
+    forfeit: tuple[int, int] | None = None,
+    build=None,
+) -> Staged:
+    """A side's View after its stage (`{"switch", "summon"}`) for `round_no` has drawn, in
+    a game with own draws: the recorded plans replayed to that round, where the other side
+    plans nothing (its real plan, recorded or an AI's, never reaches this side) and this
+    side makes its stage, then stops where it would choose its cards. With own draws the
+    stage draws the same cards whatever the other side plans, so the round, when it
+    resolves, draws what this showed. ValueError when the round is not reached."""
+    probe = dict(plans)
+    probe[round_no, side] = {"switch": stage["switch"], "summon": stage["summon"], "cards": []}
+    probe[round_no, 1 - side] = EMPTY_PLAN
+    if build is None:  # `build`: a fork's (engine/fork.py)
+
+        def build(plans_, **options):
+            return Played(data, policies, seed, plans_, forfeit, **options)
+
+    try:
+        build(probe, own_draws=True, probe=(round_no, side))
+    except Staged as stopped:
+        return stopped
+    raise ValueError(f"round {round_no} is not planned in this game")
 
 
 def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
@@ -622,14 +756,22 @@ def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
                 "policy": rec["policy"],
                 "version": rec["version"],
             }
+            if rec.get("staged"):
+                stage = {"switch": rec["switch"], "summon": rec["summon"]}
+                plans[rec["round"], rec["side"]]["stage"] = stage
     forfeit = log.get("forfeit")
     return policies, plans, (forfeit["round"], forfeit["side"]) if forfeit else None
+
+
+def own_draws_of(log: dict) -> bool:
+    """Whether a played log's planning draws came from each side's own generator."""
+    return log.get("draws") == "own"
 
 
 def replay(data: BattleInput, log: dict) -> dict:
     """A played log again, from its input, seed and plan records (`manage.py replay`)."""
     policies, plans, forfeit = inputs_from_log(log)
-    again = play(data, policies, log["seed"], plans, forfeit=forfeit)
+    again = play(data, policies, log["seed"], plans, forfeit=forfeit, own_draws=own_draws_of(log))
     if again.log is None:
         raise ValueError(f"the plan records stop at round {again.needed.round}")
     return again.log

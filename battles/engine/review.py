@@ -96,7 +96,7 @@ from .lookahead1 import _greedy_side, _Known, _Sink, _summon, _world
 from .model import MAX_ROUNDS, BattleInput
 from .odds import attack_odds
 from .plan import begin as planning_views
-from .played import _Plans, check_plan, inputs_from_log, is_played
+from .played import _Plans, check_plan, inputs_from_log, is_played, own_draws_of
 from .policies import GREEDY, policy_version
 from .settle import _damage
 
@@ -175,6 +175,7 @@ def clone(real, rng: random.Random):
     world.shown = list(real.shown) if real.shown is not None else None
     world.policies = (GREEDY, GREEDY)
     world._origin, world._dice_root = real._origin, real._dice_root
+    world.own_draws = real.own_draws
     by_id = {}
     sides = []
     for real_side in real.sides:
@@ -237,7 +238,9 @@ def replay_states(data: BattleInput, log: dict) -> tuple[list[RoundStates], floa
         inner = tuple(policy_version(n, v) for n, v in zip(log["policies"], versions, strict=True))
         forfeit, recorded = None, None
     policies = tuple(_Recording(p, made).as_policy() for p in inner)
-    engine = Engine(data, policies, random.Random(log["seed"]), summary=True)
+    engine = Engine(
+        data, policies, random.Random(log["seed"]), summary=True, own_draws=own_draws_of(log)
+    )
     start.setup(engine)
     rounds: list[RoundStates] = []
     winner = False

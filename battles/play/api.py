@@ -9,11 +9,12 @@ not a player of the game (nor may watch it) gets a 404, so a game's existence is
 import json
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
 
 from memeyori_site.http import noindex, require_post, require_safe
 
-from . import clock, services
+from . import clock, services, stage
 from .models import Game
 
 
@@ -126,4 +127,36 @@ def plan_json(request, code):
     except services.WrongRound as wrong:
         return _json({"errors": [str(wrong)], "state": services.game_state(game, side)}, 409)
     clock.schedule(game)  # the next round's deadline, as the plan page's post queues it
+    return _json(state)
+
+
+@require_post
+@login_required
+def stage_json(request, code):
+    """POST `{"round", "switch", "summon"}`: make the Switch and/or summon now (ruling 8),
+    drawing at once; 200 and the state (its `stage` says what was drawn, `hand` holds it);
+    400 and the errors (nothing stored); 409 for another round than the one planned."""
+    game = _game(code)
+    if not services.sides_of(game, request.user):
+        if services.can_watch(game, request.user):
+            return _json({"errors": ["You watch this game; you do not plan a side."]}, 403)
+        raise Http404("No such game.")
+    if request.content_type != "application/json":
+        return _json({"errors": ["Send the stage as JSON (Content-Type: application/json)."]}, 400)
+    body = _read_json(request)
+    if isinstance(body, JsonResponse):
+        return body
+    if not isinstance(body, dict):
+        return _json({"errors": ["The body is a JSON object."]}, status=400)
+    side = _side(request, game, body.get("side", request.GET.get("side")))
+    round_no = body.get("round")
+    if not isinstance(round_no, int) or isinstance(round_no, bool):
+        return _json({"errors": ["round is the number of the round being planned."]}, 400)
+    try:
+        switch, summon = body.get("switch"), body.get("summon", False)
+        state = stage.make_stage(game, side, round_no, switch, summon)
+    except ValidationError as refused:
+        return _json({"errors": refused.messages}, status=400)
+    except services.WrongRound as wrong:
+        return _json({"errors": [str(wrong)], "state": services.game_state(game, side)}, 409)
     return _json(state)

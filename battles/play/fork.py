@@ -123,6 +123,7 @@ def fork_game(
             fork_battle=battle,
             fork_round=round_no,
             fork=fork,
+            own_draws=True,  # as every new game: a player may make the stage first (stage.py)
         )
         services._advance(game, Replay(game))
     services.game_changed(game)

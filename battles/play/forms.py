@@ -139,6 +139,23 @@ class ShareGameForm(forms.Form):
     action = forms.ChoiceField(choices=[("share", "share"), ("revoke", "revoke")])
 
 
+class StageForm(forms.Form):
+    """ "Switch/summon now" (ruling 8): the plan form's own `round`, `switch` and `summon`,
+    posted to the stage before the cards are chosen. The engine's checks judge them."""
+
+    round = forms.IntegerField(min_value=1, error_messages={"required": "Which round is this?"})
+    switch = forms.RegexField(
+        regex=r"^([^:]+:[^:]+)?$",
+        required=False,
+        error_messages={"invalid": "Choose a Switch from the list."},
+    )
+    summon = forms.BooleanField(required=False)
+
+    def stage(self) -> tuple[list[str] | None, bool]:
+        switch = self.cleaned_data.get("switch") or ""
+        return (switch.split(":", 1) if switch else None), bool(self.cleaned_data.get("summon"))
+
+
 class PlanForm(forms.Form):
     """One round's plan, built from the side's state (its hand, switches, summon).
 

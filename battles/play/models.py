@@ -88,6 +88,10 @@ class Game(models.Model):
     # The version of greedy that plans for a side whose time ran out, fixed at the start so
     # that the record replays the same whatever version is current later.
     timeout_policy_version = models.PositiveSmallIntegerField(default=2)
+    # Ruling 8 for everyone (issue 31): the draws a side makes while planning come from a
+    # generator of its own for the round, so a player may Switch or summon first (PlanStage)
+    # and play what that drew. True for games started since; older games replay as they were.
+    own_draws = models.BooleanField(default=False)
     round = models.PositiveSmallIntegerField(default=0)  # the round being planned
     round_started_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=8, choices=GameStatus.choices, default=GameStatus.PLANNING)
@@ -170,6 +174,34 @@ class PlayedPlan(models.Model):
 
     def __str__(self):
         return f"{self.game}: round {self.round}, side {'AB'[self.side]}"
+
+
+class PlanStage(models.Model):
+    """A player's Switch and summon for one round, made before its cards (ruling 8): they
+    drew at once, and, like drawing at a table, cannot be taken back. Not a plan: the side
+    still plans its cards, which may include what the stage drew (battles.play.stage)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="stages")
+    round = models.PositiveSmallIntegerField()
+    side = models.PositiveSmallIntegerField()
+    switch = models.JSONField(null=True, blank=True)  # [out id, in id] or None
+    summon = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        app_label = "battles"
+        ordering = ["round", "side"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "round", "side"], name="one_stage_per_side"),
+            models.CheckConstraint(condition=models.Q(side__in=[0, 1]), name="stage_side_0_or_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.game}: round {self.round}, side {'AB'[self.side]}'s stage"
+
+    @property
+    def stage(self) -> dict:
+        return {"switch": self.switch, "summon": self.summon}
 
 
 class FairEstimate(models.Model):

@@ -50,6 +50,7 @@ def hand_cards(state: dict, cost_now: dict[str, int], by_card: dict[str, list[st
     """Each card in hand for the page: its numbers, its odds on every target, its cost
     this round and the rules' refusals of it."""
     out = []
+    drawn = set((state.get("stage") or {}).get("drawn", ()))
     for card in state["hand"]:
         tiers = card["tiers"]
         targets = []
@@ -76,9 +77,27 @@ def hand_cards(state: dict, cost_now: dict[str, int], by_card: dict[str, list[st
                 "surcharge": cost - card["base_mp_cost"],
                 "rows": targets,
                 "refusals": by_card.get(card["id"], []),
+                # Drawn by this round's Switch or summon, made first (ruling 8).
+                "drawn": card["id"] in drawn,
             }
         )
     return out
+
+
+def stage_words(state: dict) -> dict:
+    """This round's stage in words (ruling 8): "Fizzlet out, Sparkit in", and the names of
+    the cards it drew. Empty without a stage."""
+    stage = state.get("stage")
+    if not stage:
+        return {}
+    names = {f["id"]: f["name"] for f in [*state["field"], *state["stored"]]}
+    words = {"switch": "", "drawn": ""}
+    if stage["switch"]:
+        out_id, in_id = stage["switch"]
+        words["switch"] = f"{names.get(out_id, out_id)} out, {names.get(in_id, in_id)} in"
+    cards = {c["id"]: c["name"] for c in state["hand"]}
+    words["drawn"] = ", ".join(cards.get(c, c) for c in stage["drawn"])
+    return words
 
 
 def _odds_line(category: str, rows: list[dict]) -> str:

@@ -15,11 +15,11 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from ..engine.fork import play_fork
-from ..engine.played import PLAYER, Played, play
+from ..engine.fork import play_fork, staged_fork
+from ..engine.played import PLAYER, Played, Staged, play, staged
 from ..engine.policies import policy_version
 from ..engine.run import input_for
-from .models import Game, PlanBy, PlayedPlan
+from .models import Game, PlanBy, PlanStage, PlayedPlan
 
 TIMEOUT_POLICY = "greedy"
 
@@ -41,17 +41,30 @@ def recorded_plans(game: Game) -> dict:
     return plans
 
 
+def recorded_stages(game: Game) -> dict:
+    """Each stage made (a Switch and summon before the cards, ruling 8): {(round, side):
+    {"switch", "summon"}}. None in a game without own draws, which offers no stage."""
+    if not game.own_draws:
+        return {}
+    rows = PlanStage.objects.filter(game=game).values_list("round", "side", "switch", "summon")
+    return {(r, s): {"switch": switch, "summon": summon} for r, s, switch, summon in rows}
+
+
 def forfeit_of(game: Game):
     if game.forfeit_side is None:
         return None
     return (game.forfeit_round, game.forfeit_side)
 
 
-def timeout_plan(game: Game, made: dict | None = None) -> dict:
+def timeout_plan(game: Game, made: dict | None = None, stage: dict | None = None) -> dict:
     """What a timeout records: the policy that planned, and, once it has (`made`, the log's
     record of that plan), the plan itself, so that a later read replays it without running
-    the AI. Only for a policy that draws nothing from the battle's generator (greedy)."""
+    the AI. Only for a policy that draws nothing from the battle's generator (greedy). A
+    side's `stage` (its Switch and summon, made before the time ran out) stands: the AI
+    plans its cards only."""
     plan = {"by": "timeout", "policy": TIMEOUT_POLICY, "version": game.timeout_policy_version}
+    if stage is not None:
+        plan["stage"] = stage
     if made is not None and policy_version(plan["policy"], plan["version"]).replays_from_record:
         plan.update(switch=made["switch"], summon=made["summon"], cards=made["cards"])
     return plan
@@ -63,6 +76,8 @@ class Replay:
     def __init__(self, game: Game, *, now=None):
         self.game = game
         self.plans = recorded_plans(game)
+        self.stages = recorded_stages(game)
+        self._staged: dict[int, Staged] = {}
         self.timeouts: list[tuple[int, int]] = []  # (round, side) planned by a timeout
         self.round_started_at = game.round_started_at
         self.played = self._play()
@@ -81,6 +96,7 @@ class Replay:
                 game.seed,
                 self.plans,
                 forfeit=forfeit_of(game),
+                own_draws=game.own_draws,
             )
         return play(
             input_for(game.snapshot),
@@ -88,6 +104,7 @@ class Replay:
             game.seed,
             self.plans,
             forfeit=forfeit_of(game),
+            own_draws=game.own_draws,
         )
 
     def _expire(self, now) -> None:
@@ -98,11 +115,34 @@ class Replay:
                 break
             needed = self.played.needed
             for side in needed.sides:
-                self.plans[needed.round, side] = timeout_plan(self.game)
+                stage = self.stages.get((needed.round, side))
+                self.plans[needed.round, side] = timeout_plan(self.game, stage=stage)
                 self.timeouts.append((needed.round, side))
             self.played = self._play()
             # The next round's clock starts when this one ran out.
             self.round_started_at = deadline
+
+    def staged(self, side: int) -> Staged | None:
+        """The side's View after its stage for the round being planned drew (ruling 8), or
+        None when it made none or is not planning. A probe of its own: the other side's
+        plan this round never enters it (played.staged)."""
+        needed = self.played.needed
+        if needed is None or side not in needed.sides or (needed.round, side) in self.plans:
+            return None
+        stage = self.stages.get((needed.round, side))
+        if stage is None:
+            return None
+        if side not in self._staged:
+            game = self.game
+            args = (ai_policies(game), game.seed, self.plans, needed.round, side, stage)
+            if game.fork:
+                probe = staged_fork(
+                    input_for(game.snapshot), game.fork, *args, forfeit=forfeit_of(game)
+                )
+            else:
+                probe = staged(input_for(game.snapshot), *args, forfeit=forfeit_of(game))
+            self._staged[side] = probe
+        return self._staged[side]
 
     @property
     def needed(self):

@@ -14,7 +14,7 @@ from cards.models import Party, Table, TableMembership, visible_to
 from memeyori_site import live
 
 from ..engine.battle import ENGINE_VERSION
-from ..engine.played import PLAYER, PLAYER_VERSION, check_plan
+from ..engine.played import PLAYER, PLAYER_VERSION, check_plan, check_staged
 from ..engine.policies import POLICIES
 from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility, new_share_token
@@ -199,6 +199,7 @@ def start_game(
             time_limit=time_limit,
             table=table_obj,
             timeout_policy_version=_timeout_version(),
+            own_draws=True,  # ruling 8 for everyone (issue 31): a player may stage first
         )
         if opponent == "friend":
             game.status = GameStatus.WAITING
@@ -311,7 +312,7 @@ def _advance(game: Game, replay: Replay) -> None:
 def _write_timeouts(game: Game, replay: Replay) -> None:
     made = {(rec["round"], rec["side"]): rec for rec in replay.played.made}
     for key in replay.timeouts:
-        plan = timeout_plan(game, made[key])
+        plan = timeout_plan(game, made[key], replay.stages.get(key))
         PlayedPlan.objects.create(
             game=game, round=key[0], side=key[1], plan=plan, by=PlanBy.TIMEOUT
         )
@@ -363,9 +364,19 @@ def checked_plan(game: Game, side: int, plan):
     """The engine's check of a plan being made (battles.engine.played.Checked: its totals,
     refusals and each card's cost this round), or None when that side is not planning.
     Stores nothing."""
-    needed = replay_game(game).needed
+    return _check(replay_game(game), side, plan)
+
+
+def _check(replay: Replay, side: int, plan):
+    """The engine's check of `side`'s plan for the round being planned: against its hand
+    after its stage when it made one (ruling 8), else as planning began; None when that
+    side is not planning."""
+    needed = replay.needed
     if needed is None or side not in needed.sides:
         return None
+    staged = replay.staged(side)
+    if staged is not None:
+        return check_staged(staged.view, replay.stages[needed.round, side], plan)
     return check_plan(needed.views[side], plan)
 
 
@@ -409,7 +420,7 @@ def submit_plan(game: Game, side: int, round_no, plan) -> dict:
             raise WrongRound(f"Round {needed.round} is being planned, not round {round_no}.")
         if side not in needed.sides:
             raise WrongRound(f"Side {'AB'[side]} has already planned round {needed.round}.")
-        checked = check_plan(needed.views[side], plan)
+        checked = _check(replay, side, plan)
         if not checked.ok:
             raise PlanRefused(*checked.refusals())
         try:

@@ -131,6 +131,8 @@ def _empty_state(game: Game, side: int) -> dict:
         "enemy_hand_size": 0,
         "enemy_resonance": 0,
         "plan": None,
+        "stage": None,
+        "can_stage": False,
         "waiting_for": [],
         "deadline": None,
         "winner": None,
@@ -204,6 +206,10 @@ def side_state(game: Game, side: int, replay: Replay, state: dict | None = None)
         }
     state["field"] = [_fighter_row(f) for f in me.field()]
     state["stored"] = [_fighter_row(f) for f in me.roster if f.status not in (FIELD,)]
+    # Ruling 8: a game with own draws offers the Switch and summon as a step of their own.
+    state["can_stage"] = game.own_draws and side in missing
+    if state["can_stage"]:
+        _staged_state(state, replay, side)
     state["enemy_field"] = [_fighter_row(f) for f in enemy.field()]
     state["enemy_hand_size"] = engine.shown[1 - side].hand
     state["enemy_resonance"] = engine.shown[1 - side].resonance
@@ -214,6 +220,30 @@ def side_state(game: Game, side: int, replay: Replay, state: dict | None = None)
     for f in state["stored"]:
         f["knocked_out"] = f["status"] == KO or f["hp"] <= 0
     return state
+
+
+def _staged_state(state: dict, replay: Replay, side: int) -> None:
+    """After its stage (ruling 8), the side plans from where its Switch and summon left
+    it: the hand with what they drew (`stage.drawn`), its Resonance after the summon, its
+    field with the newcomers. Only this side's own: the probe never held the other side's
+    plan (Replay.staged), and the enemy's part of the state stays as planning began."""
+    staged = replay.staged(side)
+    if staged is None:
+        return
+    view = staged.view
+    me = view.side
+    stage = replay.stages[view.round, side]
+    state["can_stage"] = False
+    state["stage"] = {"switch": stage["switch"], "summon": stage["summon"], "drawn": staged.drawn}
+    state["hand"] = card_choices(view)
+    state["mp"] = me.mp
+    state["resonance"] = me.resonance
+    state["switches"] = []
+    state["can_summon"] = not stage["summon"] and view.can_summon()
+    if me.archon is not None:
+        state["summon"]["status"] = me.archon.status
+    state["field"] = [_fighter_row(f) for f in me.field()]
+    state["stored"] = [_fighter_row(f) for f in me.roster if f.status not in (FIELD,)]
 
 
 def watch_state(game: Game) -> dict:

@@ -20,6 +20,7 @@ urlpatterns = [
     path("<str:code>/", planning.play_game, name="play_game"),
     path("<str:code>/plan/", planning.play_plan, name="play_plan_form"),
     path("<str:code>/plan/check/", planning.play_plan_check, name="play_plan_check"),
+    path("<str:code>/stage/", planning.play_stage, name="play_stage"),
     path("<str:code>/watch/", watching.play_watch, name="play_watch"),
     path("<str:code>/forfeit/", planning.play_forfeit, name="play_forfeit"),
     path("<str:code>/cancel/", planning.play_cancel, name="play_cancel"),
@@ -32,4 +33,5 @@ urlpatterns = [
     path("<str:code>/status/", updates.play_status, name="play_status"),
     path("<str:code>/state.json", api.state_json, name="play_state"),
     path("<str:code>/plan.json", api.plan_json, name="play_plan"),
+    path("<str:code>/stage.json", api.stage_json, name="play_stage_json"),
 ]

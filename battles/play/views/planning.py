@@ -12,8 +12,8 @@ from memeyori_site.confirm import confirm_page
 from memeyori_site.errors import error_page
 from memeyori_site.http import allow, require_post, require_safe
 
-from .. import cancel, challenge, clock, present, rematch, services
-from ..forms import ChallengeForm, PlanForm
+from .. import cancel, challenge, clock, present, rematch, services, stage
+from ..forms import ChallengeForm, PlanForm, StageForm
 from ..models import GameStatus
 from .common import game_or_404, page_context, player_game, user_sides, watch_url, which_side
 
@@ -101,6 +101,7 @@ def _plan_page(
         "check": check,
         "cards": hand,
         "plan_rows": plan_rows,
+        "stage_words": present.stage_words(state),
         "totals": {
             "mp_left": check.get("mp_left", state["mp"]),
             "resonance_left": check.get("resonance_left", state["resonance"]),
@@ -171,6 +172,46 @@ def play_plan(request, code):
     if len(sides) == 2:
         return redirect(f"{game.get_absolute_url()}?side={1 - side}")
     return redirect(game)
+
+
+@require_post
+@login_required
+def play_stage(request, code):
+    """ "Switch/summon now" (ruling 8): the Switch and summon chosen on the plan page are
+    made and draw at once (stage.py), then the plan page shows the hand with what they
+    drew, to plan the cards. Refused, nothing changes and the page says why."""
+    game, sides = player_game(request, code)
+    side = which_side(request, game, sides, lambda s: services.game_state(game, s))
+    back = game.get_absolute_url()
+    if len(sides) == 2:
+        back = f"{back}?side={side}&ready=1"
+    form = StageForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+        return redirect(back)
+    round_no = form.cleaned_data["round"]
+    try:
+        state = stage.make_stage(game, side, round_no, *form.stage())
+    except ValidationError as e:
+        messages.error(request, "Not made: " + " ".join(e.messages))
+        return redirect(back)
+    except services.WrongRound:
+        return error_page(
+            request,
+            409,
+            title=f"Round {round_no} is not being planned",
+            message="This Switch or summon is for a round that is already planned or "
+            "resolved. Nothing was changed. Open the game for where it stands.",
+            action_url=game.get_absolute_url(),
+            action_label="Open the game",
+        )
+    names = {c["id"]: c["name"] for c in state["hand"]}
+    drawn = [names.get(c, c) for c in state["stage"]["drawn"]] if state["stage"] else []
+    if drawn:
+        messages.info(request, f"Made. You drew {', '.join(drawn)}: it may be played this round.")
+    else:
+        messages.info(request, "Made. It drew no card.")
+    return redirect(back)
 
 
 @require_post
