@@ -71,7 +71,8 @@ def _long_game(snap) -> tuple[int, dict]:
     for seed in range(1000):
         plans = {}
         while True:
-            result = played.play(data, (None, None), seed, plans)
+            # Own draws, as the game these plans are recorded in has (Game.own_draws).
+            result = played.play(data, (None, None), seed, plans, own_draws=True)
             if result.needed is None:
                 break
             if result.needed.round == ROUNDS:
@@ -107,7 +108,9 @@ def bench_play() -> None:
         )
         game.round = ROUNDS
         game.save()
-        replay = played.play(input_for(game.snapshot), (None, None), seed, plans)
+        replay = played.play(
+            input_for(game.snapshot), (None, None), seed, plans, own_draws=game.own_draws
+        )
         assert replay.needed.round == ROUNDS
         last = [simple_plan(replay.needed.views[s]) for s in (0, 1)]
         client = Client()
@@ -128,7 +131,9 @@ def bench_play() -> None:
         side_a = cpu_timed(lambda: post(0), number=number)
         side_b = cpu_timed(lambda: post(1, then=True), number=number)
         replay_only = cpu_timed(
-            lambda: played.play(input_for(game.snapshot), (None, None), seed, plans),
+            lambda: played.play(
+                input_for(game.snapshot), (None, None), seed, plans, own_draws=game.own_draws
+            ),
             number=number,
         )
         greedy = cpu_timed(
@@ -166,6 +171,7 @@ def _finish_against(services, record, user, a, b, policy: str, seed: int):
             record.ai_policies(game),
             game.seed,
             record.recorded_plans(game),
+            own_draws=game.own_draws,
         )
         view = replay.needed.views[0]
         # Greedy's cards, without a Switch (a player plans against the hand as it stands).
@@ -217,7 +223,10 @@ def bench_lookahead_reads() -> None:
         data = input_for(game.snapshot)
         number = int(sized(10))
         read = cpu_timed(lambda: client.get(url), number=number)
-        thinking = cpu_timed(lambda: played.play(data, ai, game.seed, without_ai), number=1)
+        thinking = cpu_timed(
+            lambda: played.play(data, ai, game.seed, without_ai, own_draws=game.own_draws),
+            number=1,
+        )
         greedy = cpu_timed(
             lambda: simulate(snap, seed=random.randrange(10**6), policies=("greedy", "greedy")),
             number=number,
