@@ -125,6 +125,6 @@ def fork_game(
             fork=fork,
             own_draws=True,  # as every new game: a player may make the stage first (stage.py)
         )
-        services._advance(game, Replay(game))
+        services.advance(game, Replay(game))
     services.game_changed(game)
     return game

@@ -5,7 +5,7 @@ so a restarted server, or any process, carries on where the game was.
 Time limits (off, 60, 120 or 300 seconds a round): a read never writes (GET never changes
 anything), so a read works out the timed-out plans lazily: when a round's deadline has
 passed, the AI (`greedy`, at the version recorded on the game) plans for each side that did
-not, and the round resolves, in what the read answers. `services.expire_time_limit` writes
+not, and the round resolves, in what the read answers. `rounds.expire_time_limit` writes
 those plans (by "timeout") and is called by every write on the game (a plan, a forfeit)
 before it does anything else, so what a read showed is what is recorded. The plans written
 are the same whichever comes first: they depend on the record alone.

@@ -1,6 +1,7 @@
 """Played games: every write, each one transaction (starting and joining, a plan, a
-forfeit, a timeout, sharing). The record they write is replayed by record.py; what each
-side may see is state.py's, whose reads the pages also find here.
+forfeit, sharing); each ends by bringing the game's row up to its record (rounds.py, which
+also writes the plans of a time limit that ran out). The record they write is replayed by
+record.py; what each side may see is state.py's, whose reads the pages also find here.
 """
 
 import uuid
@@ -11,17 +12,23 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from cards.models import Party, Table, TableMembership, visible_to
-from memeyori_site import live
 
-from ..engine.battle import ENGINE_VERSION
 from ..engine.played import PLAYER, PLAYER_VERSION, check_plan, check_staged
 from ..engine.policies import POLICIES
-from ..engine.state import round_frames
-from ..models import Battle, BattleVisibility, new_share_token
+from ..models import new_share_token
 from ..services import SEED_MAX, random_seed
 from ..snapshot import battle_snapshot
-from .models import TIME_LIMITS, Game, GameStatus, PlanBy, PlayedPlan, new_seed_salt
-from .record import TIMEOUT_POLICY, Replay, ai_policies, replay_game, timeout_plan
+from .models import TIME_LIMITS, Game, GameStatus, PlayedPlan, new_seed_salt
+from .record import TIMEOUT_POLICY, Replay, replay_game
+from .rounds import (  # noqa: F401 (callers find the game's events here with the writes)
+    advance,
+    expire_time_limit,
+    game_changed,
+    game_channel,
+    locked_row,
+    refresh,
+    write_timeouts,
+)
 from .state import (  # noqa: F401 (the reads: the pages find them here with the writes)
     FORMAT,
     can_watch,
@@ -208,7 +215,7 @@ def start_game(
         else:
             game.snapshot = battle_snapshot(party, other)
             game.save()
-            _advance(game, Replay(game))
+            advance(game, Replay(game))
     game_changed(game)
     return game
 
@@ -235,7 +242,7 @@ def join_game(token: str, user, party) -> Game:
         game.snapshot = battle_snapshot(game.party_a, party)
         game.status = GameStatus.PLANNING
         game.save()
-        _advance(game, Replay(game))
+        advance(game, Replay(game))
     game_changed(game)
     return game
 
@@ -245,119 +252,6 @@ def revoke_invite(game: Game) -> None:
         Game.objects.filter(pk=game.pk).update(invite_token=None)
     game.invite_token = None
     game_changed(game)
-
-
-# -- the round -----------------------------------------------------------------------------
-# What _advance and its callers (a timeout, a forfeit) change on the game's row: saving
-# only these leaves the snapshot (the row's biggest field, never changed after the start)
-# unwritten each round.
-ADVANCED = ["round", "round_started_at", "status", "forfeit_side", "forfeit_round", "updated"]
-
-
-def _record_ai_plans(game: Game, replay: Replay) -> None:
-    """Store each plan the AI made in this replay and not yet stored, so that no later read
-    runs the AI again: the recorded plan replays with the engine alone. Only for a policy
-    whose dice are its own or none (Policy.replays_from_record); an older one, which drew
-    from the battle's generator, is run again on each replay, as it always was."""
-    ai = ai_policies(game)
-    for rec in replay.played.made:
-        key = (rec["round"], rec["side"])
-        if rec["by"] != "ai" or key in replay.plans or not ai[rec["side"]].replays_from_record:
-            continue
-        plan = {"switch": rec["switch"], "summon": rec["summon"], "cards": rec["cards"]}
-        PlayedPlan.objects.create(game=game, round=key[0], side=key[1], plan=plan, by=PlanBy.AI)
-        replay.plans[key] = plan
-
-
-def _advance(game: Game, replay: Replay) -> None:
-    """Record the AI's new plans, then bring the row up to what the replay says: the round
-    being planned, or the end (an ordinary stored Battle, linked from the game). Inside the
-    caller's transaction."""
-    _record_ai_plans(game, replay)
-    played = replay.played
-    now = timezone.now()
-    if played.needed is not None:
-        if played.needed.round != game.round:
-            game.round = played.needed.round
-            game.round_started_at = now
-        game.status = GameStatus.PLANNING
-        game.save(update_fields=ADVANCED)
-        return
-    log = played.log
-    game.status = GameStatus.FINISHED
-    game.winner = log["result"]["winner"]
-    game.round = log["result"]["rounds"]
-    # By key: the owner and the parties are not loaded for this.
-    game.battle = Battle.objects.create(
-        owner_id=game.created_by_id,
-        party_a_id=game.party_a_id,
-        party_b_id=game.party_b_id,
-        name_a=game.name_a,
-        name_b=game.name_b,
-        snapshot=game.snapshot,
-        seed=game.seed,
-        policy_a=game.policy_a,
-        policy_b=game.policy_b,
-        log=log,
-        engine_version=ENGINE_VERSION,
-        frames=round_frames(log),
-        winner=log["result"]["winner"],
-        rounds=log["result"]["rounds"],
-        visibility=BattleVisibility.PRIVATE,
-        table_id=game.table_id,
-    )
-    game.save(update_fields=[*ADVANCED, "winner", "battle"])
-
-
-def _write_timeouts(game: Game, replay: Replay) -> None:
-    made = {(rec["round"], rec["side"]): rec for rec in replay.played.made}
-    for key in replay.timeouts:
-        plan = timeout_plan(game, made[key], replay.stages.get(key))
-        PlayedPlan.objects.create(
-            game=game, round=key[0], side=key[1], plan=plan, by=PlanBy.TIMEOUT
-        )
-    if replay.timeouts:
-        game.round_started_at = replay.round_started_at
-        needed = replay.needed
-        if needed is not None:
-            game.round = needed.round
-        _advance(game, replay)
-
-
-def _locked(game: Game) -> Game:
-    return Game.objects.select_for_update().get(pk=game.pk)
-
-
-def expire_time_limit(game: Game) -> bool:
-    """Record the plans the AI made for sides whose time ran out (by "timeout") and resolve
-    their rounds. A write: call it from POSTs (every write here does). True if it did."""
-    if not game.time_limit or game.status != GameStatus.PLANNING:
-        return False
-    with transaction.atomic():
-        locked = _locked(game)
-        replay = Replay(locked, now=timezone.now())
-        if not replay.timeouts:
-            return False
-        _write_timeouts(locked, replay)
-    _refresh(game, locked)
-    game_changed(game)
-    return True
-
-
-def _refresh(game: Game, locked: Game) -> None:
-    for f in (
-        "round",
-        "status",
-        "winner",
-        "battle_id",
-        "round_started_at",
-        "forfeit_side",
-        "forfeit_round",
-        "updated",
-    ):
-        setattr(game, f, getattr(locked, f))
-    if locked.battle_id is not None and Game.battle.is_cached(locked):
-        game.battle = locked.battle
 
 
 def checked_plan(game: Game, side: int, plan):
@@ -404,7 +298,7 @@ def submit_plan(game: Game, side: int, round_no, plan) -> dict:
     (game, round, side). PlanRefused (nothing stored) or WrongRound (HTTP 409)."""
     check_side(game, side)
     with transaction.atomic():
-        locked = _locked(game)
+        locked = locked_row(game)
         if locked.status == GameStatus.WAITING:
             raise WrongRound("The game has not started: the friend has not joined yet.")
         if locked.status == GameStatus.FINISHED:
@@ -412,7 +306,7 @@ def submit_plan(game: Game, side: int, round_no, plan) -> dict:
         if not locked.is_player_side(side):
             raise PlanRefused(["The AI plans that side."])
         replay = Replay(locked, now=timezone.now() if locked.time_limit else None)
-        _write_timeouts(locked, replay)
+        write_timeouts(locked, replay)
         needed = replay.needed
         if needed is None:
             raise WrongRound("The game is over.")
@@ -435,10 +329,10 @@ def submit_plan(game: Game, side: int, round_no, plan) -> dict:
         replay.plans[needed.round, side] = checked.plan
         if len(needed.sides) == 1:
             replay.played.resume()  # the round resolves, from where the replay stopped
-            _advance(locked, replay)
+            advance(locked, replay)
         else:
             locked.save(update_fields=["updated"])
-    _refresh(game, locked)
+    refresh(game, locked)
     game_changed(game)
     # The state from the replay at hand: a submission replays once, or twice when the
     # round resolves (the bench's figure at round 30).
@@ -449,17 +343,17 @@ def forfeit(game: Game, side: int) -> None:
     """The side gives up as the round being planned began: the other side wins."""
     check_side(game, side)
     with transaction.atomic():
-        locked = _locked(game)
+        locked = locked_row(game)
         if locked.status != GameStatus.PLANNING:
             raise ValidationError("Only a game in progress can be forfeited.")
         replay = Replay(locked, now=timezone.now() if locked.time_limit else None)
-        _write_timeouts(locked, replay)
+        write_timeouts(locked, replay)
         if replay.needed is None:
             raise ValidationError("The game is over.")
         locked.forfeit_side = side
         locked.forfeit_round = replay.needed.round
-        _advance(locked, Replay(locked))
-    _refresh(game, locked)
+        advance(locked, Replay(locked))
+    refresh(game, locked)
     game_changed(game)
 
 
@@ -477,14 +371,3 @@ def unshare_game(game: Game) -> None:
         Game.objects.filter(pk=game.pk).update(share_token=None)
     game.share_token = None
     game_changed(game)
-
-
-def game_changed(game: Game) -> None:
-    """Called after every change to a game (once its transaction commits, for listeners).
-    The live pages listen on `game:<code>`: the event says only that it changed, and each
-    page then asks for its own side's view (battles/play/views.py, memeyori_site/live.py)."""
-    live.publish(game_channel(game.code))
-
-
-def game_channel(code: str) -> str:
-    return f"game:{code}"

@@ -26,7 +26,7 @@ def make_stage(game, side: int, round_no, switch, summon) -> dict:
     refuse it, in words; services.WrongRound for another round than the one planned."""
     services.check_side(game, side)
     with transaction.atomic():
-        locked = services._locked(game)
+        locked = services.locked_row(game)
         if locked.status != GameStatus.PLANNING:
             raise services.WrongRound("The game is not being planned.")
         if not locked.is_player_side(side):
@@ -37,7 +37,7 @@ def make_stage(game, side: int, round_no, switch, summon) -> dict:
                 " round in one go (what they draw stays in your hand for the next round)."
             )
         replay = Replay(locked, now=timezone.now() if locked.time_limit else None)
-        services._write_timeouts(locked, replay)
+        services.write_timeouts(locked, replay)
         needed = replay.needed
         if needed is None:
             raise services.WrongRound("The game is over.")
