@@ -237,6 +237,8 @@ def test_a_fork_against_the_ai_names_its_battle_and_round_and_plays_on(client, a
     # A round planned: it resolves, and the game plans the next.
     state = services.game_state(game, 1)
     assert state["status"] == "planning" and state["round"] == 3
+    assert state["fork"] == {"round": 3, "battle": battle.get_absolute_url()}
+    assert services.watch_state(game)["fork"] == state["fork"]
     services.submit_plan(game, 1, 3, {"switch": None, "summon": False, "cards": []})
     game.refresh_from_db()
     assert game.round == 4

@@ -139,6 +139,19 @@ def _empty_state(game: Game, side: int) -> dict:
         "forfeit": None,
         "battle": None,
         **seed_fields(game),
+        "fork": fork_fields(game),
+    }
+
+
+def fork_fields(game: Game) -> dict | None:
+    """Where a fork came from ("Play from here"): the round and the battle's page. Its
+    record names only the battle (a played game's own page is its players' alone)."""
+    if not game.fork:
+        return None
+    battle = game.fork.get("battle")
+    return {
+        "round": game.fork_round,
+        "battle": reverse("battle", kwargs={"code": battle}) if battle else None,
     }
 
 
@@ -266,6 +279,7 @@ def watch_state(game: Game) -> dict:
         "forfeit": None,
         "battle": None,
         **seed_fields(game),
+        "fork": fork_fields(game),
     }
     if game.status == GameStatus.WAITING:
         return state
