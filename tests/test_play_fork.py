@@ -280,7 +280,8 @@ def test_a_finished_fork_is_stored_as_a_battle_that_replays(client, alice, battl
     assert "The game forks here, from round 2 of another battle" in viewer
     assert "Rematch" not in viewer and "Review this battle" not in viewer
     again = engine_fork.replay(input_for(stored.snapshot), stored.log)
-    assert log_json(again) == log_json(stored.log)
+    # PostgreSQL's jsonb keeps no key order: the stored log is compared by its content.
+    assert json.dumps(again, sort_keys=True) == json.dumps(stored.log, sort_keys=True)
     # The fork's own battle can be forked in turn.
     again = fork.fork_game(user=alice, battle=stored, round_no=2, opponent="ai", side=0)
     assert again.fork["origin"]["fork"]["round"] == 2
