@@ -71,7 +71,10 @@ class Staged(Exception):  # noqa: N818 (not an error: a probe's answer)
         self.drawn = drawn
 
 
-EMPTY_PLAN = {"switch": None, "summon": False, "cards": []}
+def empty_plan() -> dict:
+    """A plan that does nothing, made fresh for each use: nothing module-level is handed to
+    a battle, where a plan's dict could be written."""
+    return {"switch": None, "summon": False, "cards": []}
 
 
 @dataclass
@@ -472,7 +475,7 @@ class _Plans:
             rec = {"round": view.round, "side": view.side.index, "by": "player"}
             delegate = None
             if probe[1] != view.side.index:
-                recorded = EMPTY_PLAN
+                recorded = empty_plan()
         elif ai is not None:
             rec = {"round": view.round, "side": view.side.index, "by": "ai", "policy": ai.name}
             # The AI's plan recorded when it was made replays as it stands: its policy drew
@@ -723,7 +726,7 @@ def staged(
     resolves, draws what this showed. ValueError when the round is not reached."""
     probe = dict(plans)
     probe[round_no, side] = {"switch": stage["switch"], "summon": stage["summon"], "cards": []}
-    probe[round_no, 1 - side] = EMPTY_PLAN
+    probe[round_no, 1 - side] = empty_plan()
     if build is None:  # `build`: a fork's (engine/fork.py)
 
         def build(plans_, **options):

@@ -97,19 +97,18 @@ def shared_state_json(request, token):
     return _json(services.watch_state(game))
 
 
-@require_post
-@login_required
-def plan_json(request, code):
-    """POST a plan for the round being planned: 200 and the new state; 400 and the errors
-    (nothing stored); 409 for another round than the one being planned."""
-    game = _game(code)
-    # Who may plan comes first: a stranger learns nothing, not even what the body lacks.
+def _players_body(request, game, what: str):
+    """(body, side, round) of a player's JSON post about the round being planned, or the
+    answer that refuses it. Who may plan comes first: a stranger learns nothing, not even
+    what the body lacks."""
     if not services.sides_of(game, request.user):
         if services.can_watch(game, request.user):
             return _json({"errors": ["You watch this game; you do not plan a side."]}, 403)
         raise Http404("No such game.")
     if request.content_type != "application/json":
-        return _json({"errors": ["Send the plan as JSON (Content-Type: application/json)."]}, 400)
+        return _json(
+            {"errors": [f"Send the {what} as JSON (Content-Type: application/json)."]}, 400
+        )
     body = _read_json(request)
     if isinstance(body, JsonResponse):
         return body
@@ -119,6 +118,19 @@ def plan_json(request, code):
     round_no = body.get("round")
     if not isinstance(round_no, int) or isinstance(round_no, bool):
         return _json({"errors": ["round is the number of the round being planned."]}, 400)
+    return body, side, round_no
+
+
+@require_post
+@login_required
+def plan_json(request, code):
+    """POST a plan for the round being planned: 200 and the new state; 400 and the errors
+    (nothing stored); 409 for another round than the one being planned."""
+    game = _game(code)
+    read = _players_body(request, game, "plan")
+    if isinstance(read, JsonResponse):
+        return read
+    body, side, round_no = read
     plan = {k: body.get(k) for k in ("switch", "summon", "cards") if k in body}
     try:
         state = services.submit_plan(game, side, round_no, plan)
@@ -137,21 +149,10 @@ def stage_json(request, code):
     drawing at once; 200 and the state (its `stage` says what was drawn, `hand` holds it);
     400 and the errors (nothing stored); 409 for another round than the one planned."""
     game = _game(code)
-    if not services.sides_of(game, request.user):
-        if services.can_watch(game, request.user):
-            return _json({"errors": ["You watch this game; you do not plan a side."]}, 403)
-        raise Http404("No such game.")
-    if request.content_type != "application/json":
-        return _json({"errors": ["Send the stage as JSON (Content-Type: application/json)."]}, 400)
-    body = _read_json(request)
-    if isinstance(body, JsonResponse):
-        return body
-    if not isinstance(body, dict):
-        return _json({"errors": ["The body is a JSON object."]}, status=400)
-    side = _side(request, game, body.get("side", request.GET.get("side")))
-    round_no = body.get("round")
-    if not isinstance(round_no, int) or isinstance(round_no, bool):
-        return _json({"errors": ["round is the number of the round being planned."]}, 400)
+    read = _players_body(request, game, "stage")
+    if isinstance(read, JsonResponse):
+        return read
+    body, side, round_no = read
     try:
         switch, summon = body.get("switch"), body.get("summon", False)
         state = stage.make_stage(game, side, round_no, switch, summon)
