@@ -28,7 +28,7 @@ import random
 from .dice import shuffle
 from .field import Policy
 from .model import MAX_ROUNDS, BattleInput
-from .played import Played, _rounds, inputs_from_log, staged
+from .played import Played, _rounds, inputs_from_log, own_draws_of, staged
 from .played import replay as played_replay
 
 FORK_VERSION = 1
@@ -98,7 +98,7 @@ def _replay_to(data: BattleInput, origin: dict, round_no: int) -> Played:
         # Before the fork round, a fork is its own origin.
         return _replay_to(data, fork["origin"], round_no)
     ai, plans, forfeit = _origin_inputs(origin)
-    own = origin.get("draws") == "own"
+    own = own_draws_of(origin)
     if fork is not None:
         played = Forked(
             data, fork, ai, origin["seed"], plans, forfeit, stop=round_no, own_draws=own
@@ -215,7 +215,7 @@ def replay(data: BattleInput, log: dict) -> dict:
     ai, plans, forfeit = _origin_inputs(log)
     again = play_fork(
         data, log["fork"], ai, log["seed"], plans, forfeit=forfeit,
-        own_draws=log.get("draws") == "own",
+        own_draws=own_draws_of(log),
     )  # fmt: skip
     if again.log is None:
         raise ValueError(f"the plan records stop at round {again.needed.round}")
