@@ -43,12 +43,16 @@ def plan_round(engine) -> list[list[Play]]:
         policy = engine.policies[side.index]
         rng = dice_for(engine, policy, side.index)
         # Own draws: this side's Switch and summon shuffle with a generator of its own for
-        # the round, so nothing the other side planned first moves what they draw.
-        drawer = engine.draw_rng(side.index) if engine.own_draws else None
+        # the round, so nothing the other side planned first moves what they draw. Made
+        # only when one of them draws (every read of a game replays every round).
+        drawer = None
         choice = policy.switch(view, rng)
         if choice is not None:
+            drawer = _drawer(engine, side)
             switch(engine, side, *choice, drawer)
         if side.archon is not None and view.can_summon() and policy.summon(view, rng):
+            if drawer is None:
+                drawer = _drawer(engine, side)
             engine.spend(side, ARCHON_SUMMON_COST, "archon summon")
             engine.emit(
                 "summon", side=side.index, combatant=side.archon.id, reason="resonance", place=None
@@ -58,6 +62,10 @@ def plan_round(engine) -> list[list[Play]]:
             engine.bring_in(side, side.archon, drawer)
         plans.append(commit(engine, side, policy.plays(view, rng), view))
     return plans
+
+
+def _drawer(engine, side: Side):
+    return engine.draw_rng(side.index) if engine.own_draws else None
 
 
 def switch(engine, side: Side, out_id: str, in_id: str, drawer=None) -> None:
