@@ -134,3 +134,49 @@ def test_the_picker_reads_only_the_players_own_party(client, alice, bob, types, 
     # Bob's party is not Alice's to pick: her own is used, and Bob's is an opponent.
     assert "Your chances with First Steps" in page and "Night" in page
     assert client.get(reverse("play_fair") + "?party=not-a-code").status_code == 200
+
+
+def test_one_person_has_at_most_a_pickers_worth_of_estimates_waiting(
+    client,
+    alice,
+    bob,
+    types,
+    newcomer,
+    quick,
+    queued_tasks,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+):
+    monkeypatch.setattr(fair, "PENDING_PER_PERSON", 5)
+    seed_demo()
+    opponents = 1 + Party.objects.filter(owner__username="demo").exclude(slots=None).count()
+    waiting = opponents * len(LEVELS) - 5
+    client.force_login(alice)
+
+    def picker_page(party):
+        with django_capture_on_commit_callbacks(execute=True):
+            return client.get(reverse("play_fair") + f"?party={party.code}").content.decode()
+
+    first = picker_page(newcomer)
+    assert "Working out 5 chances in the background" in first
+    assert f"{waiting} more chances will be worked out once some of yours" in first
+    assert first.count("(waiting its turn)") == waiting
+    assert 'hx-trigger="every 3s"' in first  # it keeps asking
+    # Asking again, or for another of her parties, queues nothing while her five wait.
+    picker_page(newcomer)
+    picker_page(make_side(alice, types, "Second Steps", prefix="Again"))
+    assert FairEstimate.objects.filter(requested_by=alice).count() == 5
+    assert _work_the_queue() == 5
+
+    # Bob is not held back by alice's queue.
+    client.force_login(bob)
+    assert "Working out 5 chances" in picker_page(make_side(bob, types, "Night", prefix="Moon"))
+    assert FairEstimate.objects.filter(requested_by=bob, done=False).count() == 5
+    # Alice's five are done: her next five are asked for, and the rest wait their turn.
+    client.force_login(alice)
+    again = picker_page(newcomer)
+    assert "Working out 5 chances in the background" in again
+    # (Second Steps is an opponent now too, so count what still waits on the page.)
+    still = again.count("(waiting its turn)")
+    assert 0 < still < waiting and f"{still} more chances will be worked out" in again
+    assert FairEstimate.objects.filter(requested_by=alice, done=False).count() == 5

@@ -26,6 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks_db.backend import DatabaseBackend
 
+from ..lab.tasks import lock_person
 from .fair_tasks import estimate_chance
 from .models import FairEstimate
 
@@ -33,6 +34,10 @@ OPPONENTS = 12  # parties estimated for one picker: its own, then the first othe
 BATTLES = 300  # per estimate, greedy for the player against the AI
 # Lookahead thinks for tens of milliseconds a plan, a thousand times the others.
 BATTLES_BY_POLICY = {"lookahead": 60}
+# Estimates one person may have waiting to be played at once: one whole picker's worth. A
+# person who opens the picker for party after party has the rest played as theirs finish
+# (the picker keeps asking while any wait), so nobody fills the bulk queue alone.
+PENDING_PER_PERSON = 48  # OPPONENTS at each of the four levels
 STALE = timedelta(hours=1)  # an estimate queued this long ago and not done is queued again
 DRAWS_WORTH_SAYING = 0.1  # the words name the draws from this share of battles
 FAR = 0.6  # an imbalance beyond which even the fair fight is called lopsided
@@ -158,6 +163,7 @@ class Picker:
     opponents: list[Opponent]
     fair: Choice | None  # the finished estimate closest to even
     pending: int  # estimates still being played
+    waiting: int = 0  # not asked for yet: the person has PENDING_PER_PERSON in the queue
 
     @property
     def far(self) -> bool:
@@ -203,34 +209,55 @@ def picker(user, party) -> Picker:
     queue = _has_queue()
     to_queue = []
     out = []
-    for other, snap, their_digest in rows:
-        choices = []
-        for name, (label, line) in LEVELS.items():
-            estimate = found.get((their_digest, name))
-            if not queue:
-                pass  # no worker to play a new one (_has_queue)
-            elif estimate is None:
-                estimate, created = FairEstimate.objects.get_or_create(
-                    party_digest=my_digest,
-                    opponent_digest=their_digest,
-                    policy=name,
-                    version=POLICIES[name].version,
-                    defaults={"snapshot": snap, "battles": battles_for(name)},
-                )
-                if created:
-                    to_queue.append(estimate.pk)
-            elif not estimate.done and now - estimate.queued > STALE:
-                FairEstimate.objects.filter(pk=estimate.pk).update(queued=now)
-                to_queue.append(estimate.pk)
-            choices.append(Choice(other, name, label, line, estimate))
-        theirs = snap["sides"][1]
-        out.append(
-            Opponent(
-                other, theirs["level"], ranks(theirs), gap(mine, theirs), choices, other == party
+    waiting = 0
+    with transaction.atomic():
+        if queue:
+            # The person's count stays true until their new estimates are written.
+            lock_person(user.pk)
+            room = (
+                PENDING_PER_PERSON
+                - FairEstimate.objects.filter(requested_by=user, done=False).count()
             )
-        )
+        for other, snap, their_digest in rows:
+            choices = []
+            for name, (label, line) in LEVELS.items():
+                estimate = found.get((their_digest, name))
+                if not queue:
+                    pass  # no worker to play a new one (_has_queue)
+                elif estimate is None and room <= 0:
+                    waiting += 1
+                elif estimate is None:
+                    estimate, created = FairEstimate.objects.get_or_create(
+                        party_digest=my_digest,
+                        opponent_digest=their_digest,
+                        policy=name,
+                        version=POLICIES[name].version,
+                        defaults={
+                            "snapshot": snap,
+                            "battles": battles_for(name),
+                            "requested_by": user,
+                        },
+                    )
+                    if created:
+                        to_queue.append(estimate.pk)
+                        room -= 1
+                elif not estimate.done and now - estimate.queued > STALE:
+                    FairEstimate.objects.filter(pk=estimate.pk).update(queued=now)
+                    to_queue.append(estimate.pk)
+                choices.append(Choice(other, name, label, line, estimate))
+            theirs = snap["sides"][1]
+            out.append(
+                Opponent(
+                    other,
+                    theirs["level"],
+                    ranks(theirs),
+                    gap(mine, theirs),
+                    choices,
+                    other == party,
+                )
+            )
     _queue(to_queue)
     finished = [c for o in out for c in o.choices if c.estimate and c.estimate.done]
     fair = min(finished, key=lambda c: c.estimate.imbalance, default=None)
     pending = sum(1 for o in out for c in o.choices if c.estimate and not c.estimate.done)
-    return Picker(party, mine["level"], ranks(mine), out, fair, pending)
+    return Picker(party, mine["level"], ranks(mine), out, fair, pending, waiting)

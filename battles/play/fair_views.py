@@ -27,6 +27,9 @@ def _own_party(user, code):
 @login_required
 def play_fair(request):
     party = _own_party(request.user, request.GET.get("party"))
-    context = {"picker": fair.picker(request.user, party) if party else None}
+    context = {
+        "picker": fair.picker(request.user, party) if party else None,
+        "pending_per_person": fair.PENDING_PER_PERSON,
+    }
     template = "battles/play/fair.html#fair" if request.htmx else "battles/play/fair.html"
     return render(request, template, context)

@@ -221,6 +221,11 @@ class FairEstimate(models.Model):
     draws = models.PositiveIntegerField(default=0)
     done = models.BooleanField(default=False)
     queued = models.DateTimeField(default=timezone.now)
+    # Who asked for it to be played: a person's estimates still waiting are bounded
+    # (fair.PENDING_PER_PERSON). Kept when they leave, for the others who read it.
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         app_label = "battles"
