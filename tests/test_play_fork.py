@@ -278,7 +278,7 @@ def test_a_finished_fork_is_stored_as_a_battle_that_replays(client, alice, battl
     at = [e["kind"] for e in stored.log["events"] if e["round"] == 2].index("fork") + 1
     viewer = client.get(stored.get_absolute_url() + f"?round=2&step={at}").content.decode()
     assert "The game forks here, from round 2 of another battle" in viewer
-    assert "Rematch" not in viewer and "Review this battle" not in viewer
+    assert "Rematch" not in viewer and "Review this battle" in viewer
     again = engine_fork.replay(input_for(stored.snapshot), stored.log)
     # PostgreSQL's jsonb keeps no key order: the stored log is compared by its content.
     assert json.dumps(again, sort_keys=True) == json.dumps(stored.log, sort_keys=True)
@@ -350,10 +350,25 @@ def test_an_in_progress_game_cannot_be_forked(client, alice, bob, types):
     assert Game.objects.count() == 1
 
 
-def test_a_forks_review_is_refused_in_words_until_it_is_done():
+def test_a_forks_review_rates_the_rounds_played_in_the_fork_from_the_forks_own_states():
     forked, _ = play_out(lambda plans: fork_at(STORED, 3, plans=plans))
-    with pytest.raises(ValueError, match="A fork's review is not done yet"):
-        review.review(DATA, forked)
+    rounds, result = review.replay_states(DATA, forked)
+    assert [r.round for r in rounds] == list(range(3, forked["result"]["rounds"] + 1))
+    # Its first round starts where the fork began, and every round is the fork's own.
+    assert engine_state(rounds[0].planning) == engine_state(fork_at(STORED, 3).needed.engine)
+    winner = forked["result"]["winner"]
+    assert result == (0.5 if winner is None else 1 - winner)
+    made = [p for p in forked["plans"] if p["side"] == 0]
+    assert [r.made[0]["cards"] for r in rounds] == [p["cards"] for p in made]
+    assert all(r.by == ["timeout", "ai"] for r in rounds)
+
+
+def test_a_forks_review_is_the_same_each_time_and_rates_its_player():
+    forked, _ = play_out(lambda plans: fork_at(played_origin(), 4, plans=plans))
+    first = review.review(DATA, forked, max_pairs=16)
+    assert first == review.review(DATA, forked, max_pairs=16)
+    assert first["rounds"][0]["round"] == 4 and first["rated"] == [True, False]
+    assert all(r["plan_loss"][0] is not None for r in first["rounds"])
 
 
 @pytest.mark.django_db(transaction=True)

@@ -58,7 +58,7 @@ def origin_record(log: dict) -> dict:
     return record
 
 
-def _origin_inputs(record: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
+def record_inputs(record: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
     """(AI policies per side, the recorded plans, forfeit) of a record with `seed`,
     `policies`, `policy_versions`, `plans` and `forfeit`: an origin record or a played log.
     The AI's plans are taken as it made them, so that a policy that replays from its record
@@ -97,7 +97,7 @@ def _replay_to(data: BattleInput, origin: dict, round_no: int) -> Played:
     if fork is not None and round_no < fork["round"]:
         # Before the fork round, a fork is its own origin.
         return _replay_to(data, fork["origin"], round_no)
-    ai, plans, forfeit = _origin_inputs(origin)
+    ai, plans, forfeit = record_inputs(origin)
     own = own_draws_of(origin)
     if fork is not None:
         played = Forked(
@@ -212,7 +212,7 @@ def replay(data: BattleInput, log: dict) -> dict:
     (`manage.py replay` calls this for every played log)."""
     if "fork" not in log:
         return played_replay(data, log)
-    ai, plans, forfeit = _origin_inputs(log)
+    ai, plans, forfeit = record_inputs(log)
     again = play_fork(
         data, log["fork"], ai, log["seed"], plans, forfeit=forfeit,
         own_draws=own_draws_of(log),

@@ -92,11 +92,12 @@ from . import end, greedy, lookahead2, plan, resolve, start
 from .battle import Engine
 from .dice import shuffle
 from .field import EnemyView, Policy, Side, View
+from .fork import begin_fork, record_inputs, state_at_round
 from .lookahead1 import _greedy_side, _Known, _Sink, _summon, _world
 from .model import MAX_ROUNDS, BattleInput
 from .odds import attack_odds
 from .plan import begin as planning_views
-from .played import _Plans, check_plan, inputs_from_log, is_played, own_draws_of
+from .played import _Plans, check_plan, is_played, own_draws_of
 from .policies import GREEDY, policy_version
 from .settle import _damage
 
@@ -225,12 +226,10 @@ def _card_id(card) -> str:
 def replay_states(data: BattleInput, log: dict) -> tuple[list[RoundStates], float]:
     """The battle replayed from its record: each round's states, and side A's result (1 a
     win, 0 a loss, 0.5 a draw). ValueError when the record does not replay to its result."""
-    if "fork" in log:
-        # A fork replays its origin first (engine/fork.py); the review does not, yet.
-        raise ValueError("A fork's review is not done yet: review the battle it came from.")
     made: dict = {}
     if is_played(log):
-        ai, plans, forfeit = inputs_from_log(log)
+        # The AI's plans as recorded, so a lookahead side is not thought out again.
+        ai, plans, forfeit = record_inputs(log)
         recorded = _Plans(plans, ai)
         inner = (recorded.policy(0), recorded.policy(1))
     else:
@@ -238,19 +237,19 @@ def replay_states(data: BattleInput, log: dict) -> tuple[list[RoundStates], floa
         inner = tuple(policy_version(n, v) for n, v in zip(log["policies"], versions, strict=True))
         forfeit, recorded = None, None
     policies = tuple(_Recording(p, made).as_policy() for p in inner)
-    engine = Engine(
-        data, policies, random.Random(log["seed"]), summary=True, own_draws=own_draws_of(log)
-    )
-    start.setup(engine)
+    engine, first = _first_round(data, log, policies)
     rounds: list[RoundStates] = []
     winner = False
-    for engine.round in range(1, MAX_ROUNDS + 1):
-        seen = engine.upheavals if engine.round > 1 else -1
-        start.round_start(engine)
-        if engine.upheavals != seen:
-            winner = end.winner(engine)
-            if winner is not False:
-                break
+    for engine.round in range(first, MAX_ROUNDS + 1):
+        if engine.round == first and "fork" in log:
+            seen = -1  # its origin played the fork round's start (played._rounds)
+        else:
+            seen = engine.upheavals if engine.round > 1 else -1
+            start.round_start(engine)
+            if engine.upheavals != seen:
+                winner = end.winner(engine)
+                if winner is not False:
+                    break
         if forfeit is not None and forfeit[0] == engine.round:
             winner = 1 - forfeit[1]
             break
@@ -287,6 +286,22 @@ def replay_states(data: BattleInput, log: dict) -> tuple[list[RoundStates], floa
             f" {expected} in round {log['result']['rounds']}"
         )
     return rounds, _points(winner, 0)
+
+
+def _first_round(data: BattleInput, log: dict, policies) -> tuple[Engine, int]:
+    """The engine the review replays, and its first round: round 1 after the setup, or for a
+    fork (engine/fork.py) the fork round as its planning began, with the fork's own dice and
+    draw piles. A fork's review rates the rounds played in the fork; the rounds before are
+    its origin's, whose own review rates them."""
+    fork = log.get("fork")
+    own = own_draws_of(log)
+    if fork is None:
+        engine = Engine(data, policies, random.Random(log["seed"]), summary=True, own_draws=own)
+        start.setup(engine)
+        return engine, 1
+    engine = state_at_round(data, fork["origin"], fork["round"])
+    begin_fork(engine, log["seed"], policies, own_draws=own)
+    return engine, fork["round"]
 
 
 def _points(winner, me: int) -> float:

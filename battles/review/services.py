@@ -26,8 +26,6 @@ def may_start(battle, user, review: Review | None = None) -> bool:
     anyone who can watch it (the caller has checked that much)."""
     if not user.is_authenticated or battle.engine_version != ENGINE_VERSION:
         return False
-    if "fork" in battle.log:
-        return False  # a fork's review would replay its origin first: not done yet
     if battle.owner_id == user.pk or (review is not None and review.open_to_viewers):
         return True
     # Only a played game has players (a side of it is "player"): ask for its game only then.
@@ -61,7 +59,9 @@ def start(battle, user, *, rate_ai: bool = False) -> Review:
         review.status = ReviewStatus.QUEUED
         review.requested_by = user
         review.rate_ai = rate_ai
-        review.done, review.total, review.error = 0, battle.rounds, ""
+        # A fork's review has the rounds played in the fork (engine/review.py).
+        first = battle.log.get("fork", {}).get("round", 1)
+        review.done, review.total, review.error = 0, battle.rounds - first + 1, ""
         review.save()
         if isinstance(run_review.get_backend(), DatabaseBackend):
             run_review.enqueue(review.pk)  # in this transaction: queued exactly when recorded
