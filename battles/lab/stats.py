@@ -10,6 +10,10 @@ the square of its damage that battle, so that the mean damage a battle gets a 95
 Tallies stored before it was kept lack it; a merge with such a tally drops it everywhere
 (a partial sum of squares would give a wrong interval), and the verdict then names no
 difference-maker (battles.lab.verdict).
+
+`replayed`: what `battles.lab.verdict.log_counts` counts in the full logs of the lab's
+first REPLAYED battles (battles 0 to REPLAYED - 1; the runner plays those with a log), so
+the Type edge is counted from real attacks rather than estimated. Older tallies lack it.
 """
 
 import hashlib
@@ -29,6 +33,10 @@ SIDE_KEYS = (
 )
 COMBATANT_KEYS = ("damage_dealt", "damage_taken", "healing_done", "knockouts", "rounds_on_field")
 CARD_KEYS = ("played", "attacks", "landed", "criticals", "damage", "healing")
+# Battles 0..REPLAYED-1 of every matchup are played with a full log and counted in
+# `replayed`: enough attacks (a few thousand a side) for the Type edge, at no extra cost,
+# as a log's summary is the summary the lab counts anyway (battles.engine.summary).
+REPLAYED = 200
 
 
 def battle_seed(lab_seed: int, i: int) -> int:
@@ -83,7 +91,26 @@ def empty_tally() -> dict:
         "cards": {},
         "closest": None,
         "best_win": [None, None],
+        "replayed": empty_counts(),
     }
+
+
+def empty_counts() -> dict:
+    """The shape of `battles.lab.verdict.log_counts`, counting no battle."""
+    return {"battles": 0, "attacks": [0, 0], "weak": [0, 0], "pairs": [{}, {}],
+            "first": [0, 0]}  # fmt: skip
+
+
+def merge_counts(a: dict, b: dict) -> dict:
+    """Two `log_counts` added up; neither argument changes."""
+    out = empty_counts()
+    for t in (a, b):
+        out["battles"] += t["battles"]
+        for s in (0, 1):
+            for k in ("attacks", "weak", "first"):
+                out[k][s] += t[k][s]
+            _add_counts(out["pairs"][s], t["pairs"][s])
+    return out
 
 
 def mean_interval(total: int, squares: int, n: int, z: float = Z95) -> tuple[float, float, float]:
@@ -176,7 +203,8 @@ def has_squares(tally: dict) -> bool:
 
 def merge(a: dict, b: dict) -> dict:
     """The tally of both; neither argument changes. A tally stored before a key was kept
-    merges as well: `damage_squares` is dropped unless both keep it."""
+    merges as well: `damage_squares` is dropped unless both keep it, and `replayed` is
+    kept only when both have it."""
     out = empty_tally()
     for t in (a, b):
         out["battles"] += t["battles"]
@@ -195,6 +223,10 @@ def merge(a: dict, b: dict) -> dict:
     if not (has_squares(a) and has_squares(b)):
         for counts in out["combatants"].values():
             counts.pop("damage_squares", None)
+    if "replayed" in a and "replayed" in b:
+        out["replayed"] = merge_counts(a["replayed"], b["replayed"])
+    else:
+        del out["replayed"]
     return out
 
 

@@ -29,8 +29,10 @@ Words chosen here (the issue is silent):
   - Resonance by its counts: what a side gains and spends a battle, and how much of it on
     Tiers (4 or 8 each), never "spends it on Tiers" when it spends little;
   - the Type edge from counted hits on weaknesses when the caller has them from battle
-    logs (`log_counts`: "in the 200 battles replayed"); otherwise the share is an estimate
-    from the Types on the field (the lab's tally does not count targets), and says so;
+    logs: the lab counts (`log_counts`) the logs of its first `stats.REPLAYED` battles
+    as it runs them ("in the first 200 battles, replayed with their logs"); for a tally
+    stored before that, the share is an estimate from the Types on the field (the tally
+    does not count targets), and says so;
   - the headline counts decided battles (draws left out); a "what if" counts all battles,
     a draw as not won; each sentence says which.
 """
@@ -302,8 +304,8 @@ def log_counts(logs) -> dict:
 def _type_reason(tally, roster, chart, names, counts=None) -> tuple[int, str] | None:
     if counts is not None:
         shares = [_per(counts["weak"][s], counts["attacks"][s]) for s in (0, 1)]
-        pairs = [sorted(p, key=lambda k: -p[k]) for p in counts["pairs"]]
-        how = f"in the {plural(counts['battles'], 'battle')} replayed"
+        pairs = [sorted(p, key=lambda k: (-p[k], k)) for p in counts["pairs"]]
+        how = f"in the first {plural(counts['battles'], 'battle')}, replayed with their logs"
         about = ""
     else:
         shares, pairs = _weak_shares(tally, roster, chart)
@@ -390,7 +392,8 @@ def _archon_reason(tally, roster, names) -> tuple[int, str] | None:
 
 def matchup(tally: dict, roster: dict, snapshot: dict, names: tuple[str, str], counts=None) -> dict:
     """The verdict for one matchup: the headline and the reasons, the winner's first.
-    `counts`: `log_counts` of some of its battles' logs, when the caller has them.
+    `counts`: `log_counts` of the logs of its first battles (the tally's `replayed`), when
+    the caller has them.
 
     Returns {"headline", "winner", "even", "why" (the first reason), "reasons" (the rest)}."""
     head = headline(tally, names)
