@@ -137,7 +137,12 @@ def build(lab, selected: int | None) -> dict:
         top = verdict.field(rows, merged, matchups[0].roster, lab.name_a)
     if selected is not None:
         m = matchups[selected]
-        chosen = verdict.matchup(m.tally, m.roster, m.snapshot, names)
+        # The Type edge from the logs of the matchup's first battles, counted as they ran
+        # (battles.lab.runner); a lab stored before that has none, and estimates it.
+        counts = m.tally.get("replayed")
+        if counts is not None and not counts["battles"]:
+            counts = None
+        chosen = verdict.matchup(m.tally, m.roster, m.snapshot, names, counts)
         if len(matchups) == 1:
             top = chosen
     return {

@@ -1,21 +1,30 @@
 """Running battles for the lab: pure Python, no Django (the engine's summaries in, a tally out)."""
 
 from ..engine.run import simulate
-from ..engine.summary import simulate_summary
-from .stats import add_summary, battle_seed, empty_tally
+from ..engine.summary import simulate_summary, summarize
+from .stats import REPLAYED, add_summary, battle_seed, empty_tally, merge_counts
+from .verdict import log_counts
 
 
 def run_range(
     snapshot: dict, *, lab_seed: int, start: int, end: int, policies, versions=None
 ) -> dict:
     """The tally of battles start..end-1, battle i fought with battle_seed(lab_seed, i),
-    by the policies at `versions` (None: today's)."""
+    by the policies at `versions` (None: today's).
+
+    Battles below stats.REPLAYED are played with a full log, summarized from it (the same
+    summary, battles.engine.summary) and counted in the tally's `replayed` as well, so the
+    first REPLAYED battles of a lab are counted from their logs whichever chunks hold them."""
     tally = empty_tally()
     policies = tuple(policies)
     for i in range(start, end):
-        summary = simulate_summary(
-            snapshot, seed=battle_seed(lab_seed, i), policies=policies, versions=versions
-        )
+        seed = battle_seed(lab_seed, i)
+        if i < REPLAYED:
+            log = simulate(snapshot, seed=seed, policies=policies, versions=versions)
+            summary = summarize(log)
+            tally["replayed"] = merge_counts(tally["replayed"], log_counts([log]))
+        else:
+            summary = simulate_summary(snapshot, seed=seed, policies=policies, versions=versions)
         add_summary(tally, summary, i)
     return tally
 

@@ -3,6 +3,17 @@
 A tally is a JSON-able dict that adds up battle summaries (the shape of
 `battles.engine.summary`). Two tallies merge into the tally of both, whatever the order,
 so chunks run by different workers combine into the same result as one long run.
+
+Per combatant a tally keeps, beside the sums, `damage_squares`: the sum over battles of
+the square of its damage that battle, so that the mean damage a battle gets a 95% interval
+(`mean_interval`). Sums of whole numbers, so any order of merging gives the same tally.
+Tallies stored before it was kept lack it; a merge with such a tally drops it everywhere
+(a partial sum of squares would give a wrong interval), and the verdict then names no
+difference-maker (battles.lab.verdict).
+
+`replayed`: what `battles.lab.verdict.log_counts` counts in the full logs of the lab's
+first REPLAYED battles (battles 0 to REPLAYED - 1; the runner plays those with a log), so
+the Type edge is counted from real attacks rather than estimated. Older tallies lack it.
 """
 
 import hashlib
@@ -22,6 +33,10 @@ SIDE_KEYS = (
 )
 COMBATANT_KEYS = ("damage_dealt", "damage_taken", "healing_done", "knockouts", "rounds_on_field")
 CARD_KEYS = ("played", "attacks", "landed", "criticals", "damage", "healing")
+# Battles 0..REPLAYED-1 of every matchup are played with a full log and counted in
+# `replayed`: enough attacks (a few thousand a side) for the Type edge, at no extra cost,
+# as a log's summary is the summary the lab counts anyway (battles.engine.summary).
+REPLAYED = 200
 
 
 def battle_seed(lab_seed: int, i: int) -> int:
@@ -76,7 +91,41 @@ def empty_tally() -> dict:
         "cards": {},
         "closest": None,
         "best_win": [None, None],
+        "replayed": empty_counts(),
     }
+
+
+def empty_counts() -> dict:
+    """The shape of `battles.lab.verdict.log_counts`, counting no battle."""
+    return {"battles": 0, "attacks": [0, 0], "weak": [0, 0], "pairs": [{}, {}],
+            "first": [0, 0]}  # fmt: skip
+
+
+def merge_counts(a: dict, b: dict) -> dict:
+    """Two `log_counts` added up; neither argument changes."""
+    out = empty_counts()
+    for t in (a, b):
+        out["battles"] += t["battles"]
+        for s in (0, 1):
+            for k in ("attacks", "weak", "first"):
+                out[k][s] += t[k][s]
+            _add_counts(out["pairs"][s], t["pairs"][s])
+    return out
+
+
+def mean_interval(total: int, squares: int, n: int, z: float = Z95) -> tuple[float, float, float]:
+    """The mean of n per-battle amounts from their sum and sum of squares, with its 95%
+    interval by the normal approximation (mean ± z·s/√n, s the sample standard deviation).
+    With a hundred battles or more (the lab's least) the mean is close to normal."""
+    if n <= 0:
+        return (0.0, 0.0, 0.0)
+    mean = total / n
+    if n < 2:
+        return (mean, mean, mean)
+    # n·Σx² - (Σx)² in whole numbers: exact, and never below 0 by rounding.
+    spread = max(0, n * squares - total * total)
+    half = z * math.sqrt(spread / (n * (n - 1)) / n)
+    return (mean, mean - half, mean + half)
 
 
 def _pick(old, new):
@@ -132,6 +181,7 @@ def add_summary(tally: dict, summary: dict, i: int) -> None:
             totals[k] += c[k]
         if c["knocked_out"]:
             totals["knocked_out"] += 1
+        totals["damage_squares"] = totals.get("damage_squares", 0) + c["damage_dealt"] ** 2
     for card_id, c in summary["cards"].items():
         totals = tally["cards"].get(card_id)
         if totals is None:
@@ -145,8 +195,16 @@ def _add_counts(into: dict, more: dict) -> None:
         into[k] = into.get(k, 0) + v
 
 
+def has_squares(tally: dict) -> bool:
+    """Whether the tally keeps every combatant's `damage_squares` (those stored before it
+    was kept do not)."""
+    return all("damage_squares" in c for c in tally["combatants"].values())
+
+
 def merge(a: dict, b: dict) -> dict:
-    """The tally of both; neither argument changes."""
+    """The tally of both; neither argument changes. A tally stored before a key was kept
+    merges as well: `damage_squares` is dropped unless both keep it, and `replayed` is
+    kept only when both have it."""
     out = empty_tally()
     for t in (a, b):
         out["battles"] += t["battles"]
@@ -162,6 +220,13 @@ def merge(a: dict, b: dict) -> dict:
             for key, counts in t[group].items():
                 _add_counts(out[group].setdefault(key, {}), counts)
         out["closest"] = _pick(out["closest"], t["closest"])
+    if not (has_squares(a) and has_squares(b)):
+        for counts in out["combatants"].values():
+            counts.pop("damage_squares", None)
+    if "replayed" in a and "replayed" in b:
+        out["replayed"] = merge_counts(a["replayed"], b["replayed"])
+    else:
+        del out["replayed"]
     return out
 
 

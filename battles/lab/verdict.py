@@ -13,18 +13,26 @@ Words chosen here (the issue is silent):
   the sentence, side A or side B.
 - A reason is given only when its numbers favour one side clearly (the thresholds below),
   and each says which battles its numbers count (issue 32.5):
-  - a fighter "makes the difference" only when the numbers single it out: it deals at
-    least `SINGLED_OUT` times the damage a battle of every other fighter on either side
-    (so never in a mirror match, nor at 101 against 97); else the biggest hitters of both
-    sides are named side by side, and no one is said to make the difference;
+  - a fighter "makes the difference" only when a test singles it out: the 95% interval
+    of its mean damage a battle (mean ± 1.96 standard errors, from the tally's sum and
+    sum of squares of each fighter's damage per battle, `stats.mean_interval`) lies wholly
+    above the interval of every other fighter on either side, and the sentence gives its
+    interval and the highest end among the others. Never in a mirror match (the same party
+    on both sides, names and codes aside): there no fighter can make the difference, so
+    none is named even when chance separates two intervals. Else the biggest hitters of
+    both sides are named side by side with their intervals, and no one is said to make
+    the difference. A tally stored before the sums of squares were kept cannot be tested:
+    it names no one, and says why;
   - "acts first" only when every starter of the side has a higher round-1 Initiative
     (R9.3) than every starter of the other; else, when one starter outruns all the other
     side's, that starter is named;
   - Resonance by its counts: what a side gains and spends a battle, and how much of it on
     Tiers (4 or 8 each), never "spends it on Tiers" when it spends little;
   - the Type edge from counted hits on weaknesses when the caller has them from battle
-    logs (`log_counts`: "in the 200 battles replayed"); otherwise the share is an estimate
-    from the Types on the field (the lab's tally does not count targets), and says so;
+    logs: the lab counts (`log_counts`) the logs of its first `stats.REPLAYED` battles
+    as it runs them ("in the first 200 battles, replayed with their logs"); for a tally
+    stored before that, the share is an estimate from the Types on the field (the tally
+    does not count targets), and says so;
   - the headline counts decided battles (draws left out); a "what if" counts all battles,
     a draw as not won; each sentence says which.
 """
@@ -39,8 +47,9 @@ SPEED_EDGE = 0.3
 # Archon use: summoned in this much larger a share of battles.
 ARCHON_EDGE = 0.25
 DRAWS_WORTH_SAYING = 0.05
-# A difference-maker deals at least this many times the damage of every other fighter.
-SINGLED_OUT = 1.25
+# Keys of a side in the snapshot that say nothing about how it fights (a mirror match may
+# be one party against itself or against a copy of it).
+_NOT_FIGHTING = ("name", "code", "owner", "portrait")
 
 
 def whole_percent(x: float) -> str:
@@ -132,34 +141,89 @@ def best_fighter(tally: dict, roster: dict, side: int) -> dict | None:
     }
 
 
-def singled_out(tally: dict, roster: dict, fighter: dict) -> bool:
-    """Whether the numbers single `fighter` out: its damage a battle is at least
-    SINGLED_OUT times that of every other fighter, on either side."""
-    n = tally["battles"]
-    others = [
-        _per(c["damage_dealt"], n) for cid, c in tally["combatants"].items() if cid != fighter["id"]
-    ]
-    return fighter["damage"] > 0 and all(fighter["damage"] >= SINGLED_OUT * d for d in others)
+def _without(value, keys):
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    return value
 
 
-def _hitters_reason(fighters: list, names: tuple[str, str]) -> str:
-    """No one fighter makes the difference: the biggest hitter of each side, side by side."""
-    parts = [
-        f"{f['name']} deals {_number(f['damage'])} damage a battle for {names[s]}"
-        for s, f in enumerate(fighters)
-        if f
-    ]
-    return (
-        f"No one fighter makes the difference (none deals {SINGLED_OUT:g} times the damage of "
-        f"every other): {' and '.join(parts)}."
-    )
+def mirror(snapshot: dict | None) -> bool:
+    """Whether both sides field the same party (its name, codes and portraits aside): then
+    every fighter has a twin on the other side and none can make the difference."""
+    if not snapshot or len(snapshot.get("sides", ())) != 2:
+        return False
+    a, b = (_without(side, _NOT_FIGHTING) for side in snapshot["sides"])
+    return a == b
 
 
-def _fighter_reason(f: dict, side_name: str, enemy_name: str) -> str:
+def damage_interval(tally: dict, cid: str) -> tuple[float, float, float] | None:
+    """A fighter's mean damage a battle with its 95% interval; None for a tally stored
+    before the sums of squares were kept."""
+    c = tally["combatants"][cid]
+    if "damage_squares" not in c:
+        return None
+    return stats.mean_interval(c["damage_dealt"], c["damage_squares"], tally["battles"])
+
+
+def _name(roster: dict, cid: str) -> str:
+    return roster["combatants"].get(cid, {}).get("name", cid)
+
+
+def singled_out(tally: dict, roster: dict, fighter: dict, snapshot: dict | None = None):
+    """The test that names a difference-maker: the 95% interval of `fighter`'s mean damage
+    a battle lies wholly above the interval of every other fighter, on either side, and
+    the match is no mirror. Returns {"low", "high", "next", "next_high"} (the other
+    fighter whose interval reaches highest, and how high) when it does, else None."""
+    if fighter["damage"] <= 0 or mirror(snapshot) or not stats.has_squares(tally):
+        return None
+    _, low, high = damage_interval(tally, fighter["id"])
+    others = [(damage_interval(tally, cid)[2], cid) for cid in sorted(tally["combatants"])
+              if cid != fighter["id"]]  # fmt: skip
+    if not others:
+        return None
+    next_high, next_id = max(others)
+    if low <= next_high:
+        return None
+    return {"low": low, "high": high, "next": _name(roster, next_id), "next_high": next_high}
+
+
+def _span(low: float, high: float) -> str:
+    return f"{_number(max(0.0, low))}–{_number(high)}"
+
+
+def _hitters_reason(tally: dict, fighters: list, names: tuple[str, str], why: str) -> str:
+    """No one fighter makes the difference: the biggest hitter of each side, side by side,
+    with its 95% interval when the tally has what it takes."""
+    parts = []
+    for s, f in enumerate(fighters):
+        if not f:
+            continue
+        found = damage_interval(tally, f["id"])
+        span = f" (95% interval {_span(found[1], found[2])})" if found else ""
+        parts.append(
+            f"{f['name']} deals {_number(f['damage'])} damage a battle{span} for {names[s]}"
+        )
+    return f"No one fighter makes the difference ({why}): {' and '.join(parts)}."
+
+
+def _no_one_why(tally: dict, snapshot: dict | None) -> str:
+    if mirror(snapshot):
+        return "the same party fights on both sides, so every fighter has a twin"
+    if not stats.has_squares(tally):
+        return (
+            "this lab ran before the lab kept what an interval of damage needs; "
+            "run it again to test for one"
+        )
+    return "no fighter's 95% interval of damage a battle lies above every other fighter's"
+
+
+def _fighter_reason(f: dict, test: dict, n: int, side_name: str, enemy_name: str) -> str:
     text = (
-        f"{f['name']} makes the difference: {_number(f['damage'])} damage a battle, "
-        f"{whole_percent(f['share'])} of {possessive(side_name)}, at least {SINGLED_OUT:g} times"
-        " any other fighter's"
+        f"{f['name']} makes the difference: {_number(f['damage'])} damage a battle over all "
+        f"{n:,} battle{'' if n == 1 else 's'}, {whole_percent(f['share'])} of "
+        f"{possessive(side_name)}"
     )
     if f["card"]:
         text += (
@@ -169,7 +233,11 @@ def _fighter_reason(f: dict, side_name: str, enemy_name: str) -> str:
         )
     if f["knockouts"] >= 0.5:
         text += f", and a hand in {_number(f['knockouts'])} knock-outs of {enemy_name}"
-    return text + "."
+    return text + (
+        f"; its 95% interval, {_span(test['low'], test['high'])} a battle, is above every "
+        f"other fighter's (the highest of the others, {possessive(test['next'])}, reaches "
+        f"{_number(test['next_high'])})."
+    )
 
 
 def _weak_shares(tally: dict, roster: dict, chart) -> tuple[list[float], list[list[str]]]:
@@ -236,8 +304,8 @@ def log_counts(logs) -> dict:
 def _type_reason(tally, roster, chart, names, counts=None) -> tuple[int, str] | None:
     if counts is not None:
         shares = [_per(counts["weak"][s], counts["attacks"][s]) for s in (0, 1)]
-        pairs = [sorted(p, key=lambda k: -p[k]) for p in counts["pairs"]]
-        how = f"in the {plural(counts['battles'], 'battle')} replayed"
+        pairs = [sorted(p, key=lambda k: (-p[k], k)) for p in counts["pairs"]]
+        how = f"in the first {plural(counts['battles'], 'battle')}, replayed with their logs"
         about = ""
     else:
         shares, pairs = _weak_shares(tally, roster, chart)
@@ -324,7 +392,8 @@ def _archon_reason(tally, roster, names) -> tuple[int, str] | None:
 
 def matchup(tally: dict, roster: dict, snapshot: dict, names: tuple[str, str], counts=None) -> dict:
     """The verdict for one matchup: the headline and the reasons, the winner's first.
-    `counts`: `log_counts` of some of its battles' logs, when the caller has them.
+    `counts`: `log_counts` of the logs of its first battles (the tally's `replayed`), when
+    the caller has them.
 
     Returns {"headline", "winner", "even", "why" (the first reason), "reasons" (the rest)}."""
     head = headline(tally, names)
@@ -333,12 +402,18 @@ def matchup(tally: dict, roster: dict, snapshot: dict, names: tuple[str, str], c
     sides = (winner, 1 - winner) if winner is not None else (0, 1)
     fighters = [best_fighter(tally, roster, s) for s in (0, 1)]
     lead = fighters[sides[0]]
-    named = lead is not None and singled_out(tally, roster, lead)
+    test = singled_out(tally, roster, lead, snapshot) if lead is not None else None
+    named = test is not None
     if named:
-        reasons.append((sides[0], _fighter_reason(lead, names[sides[0]], names[sides[1]])))
+        reasons.append(
+            (sides[0], _fighter_reason(lead, test, tally["battles"], names[sides[0]],
+                                       names[sides[1]]))
+        )  # fmt: skip
     elif any(fighters):
         # Said as a plain fact, no side's reason: it goes first, before "Against that".
-        reasons.append((winner if winner is not None else 0, _hitters_reason(fighters, names)))
+        why = _no_one_why(tally, snapshot)
+        reasons.append((winner if winner is not None else 0,
+                        _hitters_reason(tally, fighters, names, why)))  # fmt: skip
     for found in (
         _type_reason(tally, roster, snapshot.get("chart", []), names, counts),
         _speed_reason(snapshot, names),
@@ -392,8 +467,9 @@ def field(rows: list[dict], tally: dict, roster: dict, name_a: str) -> dict:
     )
     reasons = []
     f = best_fighter(tally, roster, 0)
-    if f and singled_out(tally, roster, f):
-        reasons.append(_fighter_reason(f, name_a, "its opponents"))
+    test = singled_out(tally, roster, f) if f else None
+    if test:
+        reasons.append(_fighter_reason(f, test, tally["battles"], name_a, "its opponents"))
     return {
         "headline": text,
         "winner": 0 if low > 0.5 else (1 if high < 0.5 else None),
