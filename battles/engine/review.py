@@ -41,9 +41,9 @@ log's own next draws are never used), with new dice. Draws count half.
   for +-3 points, 1,067 at p = 50%. On the 15-round demo battle of tests/bench/review.py
   (Sunrise Squad vs Night Shift, seed 0) the start-of-round points took 256 to 1,184
   playouts, about half of what plain estimates of the same points would take (7,400
-  against 14,200); the whole curve costs 6,600 to 8,200 greedy battles of the same parties
-  in summary mode, and with both sides' plans rated 9,200 to 9,700 (make bench, several
-  runs on a shared machine): above the issue's 8,000.
+  against 14,200); the whole curve costs about 6,400 greedy battles of the same parties in
+  summary mode, and with both sides' plans rated 7,974 to 8,016 (make bench, three runs in
+  a row on a shared machine, 2026-12-06): at the issue's 8,000, not safely under it.
 - When both plans made are greedy's own with no Switch or summon (greedy against greedy),
   every playout from the planning state makes them too, so the planned point is the
   planning point and is not estimated again.
