@@ -189,3 +189,17 @@ def test_a_bad_look_is_refused_by_the_picker(client, alice, types):
     assert "Art variant must be a whole number from 0 to 7." in html
     m.refresh_from_db()
     assert m.art_variant == 1
+
+
+def test_without_javascript_update_numbers_redraws_the_looks_for_what_was_typed(client, types):
+    url = reverse("builder_new", kwargs={"kind": "memeyori"})
+    code = draft_code(client.get(url).content.decode())
+    first = client.post(url, form_data(types, name="Ashling", draft_code=code, preview="1"))
+    second = client.post(
+        url, form_data(types, name="Ashlyn", art_variant=2, draft_code=code, preview="1")
+    )
+    a, b = first.content.decode(), second.content.decode()
+    assert draft_code(b) == code  # the same character, a few keystrokes later
+    assert 'value="2" id="id_art_variant_2" checked' in b and "Look 3, as the cards print it" in b
+    assert svg_of(a, "look-thumb-2") != svg_of(b, "look-thumb-2")
+    assert plain(svg_of(b, "art-preview")) == plain(svg_of(b, "look-thumb-2"))
