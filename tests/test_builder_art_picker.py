@@ -203,3 +203,20 @@ def test_without_javascript_update_numbers_redraws_the_looks_for_what_was_typed(
     assert 'value="2" id="id_art_variant_2" checked' in b and "Look 3, as the cards print it" in b
     assert svg_of(a, "look-thumb-2") != svg_of(b, "look-thumb-2")
     assert plain(svg_of(b, "art-preview")) == plain(svg_of(b, "look-thumb-2"))
+
+
+def test_a_keystroke_that_changes_no_picture_gets_no_pictures(client, types):
+    url = reverse("builder_stats", kwargs={"kind": "memeyori"})
+    code = draft_code(
+        client.get(reverse("builder_new", kwargs={"kind": "memeyori"})).content.decode()
+    )
+    typed = form_data(types, name="Emberpup", art_picker="1", draft_code=code)
+    first = client.get(url, typed, headers=HTMX).content.decode()
+    drawn = re.search(r'name="art_drawn" value="([^"]+)"', first).group(1)
+    # The Rank and the flavour text are not in the picture: nothing to redraw.
+    same = client.get(url, {**typed, "rank": 4, "flavour": "Hot.", "art_drawn": drawn},
+                      headers=HTMX).content.decode()  # fmt: skip
+    assert "HP" in same and "look-thumb" not in same and "art-preview" not in same
+    # Strength is: the body grows, every look is drawn again.
+    stronger = client.get(url, {**typed, "strength": 15, "art_drawn": drawn}, headers=HTMX)
+    assert stronger.content.decode().count('hx-swap-oob="innerHTML"><svg') == 9

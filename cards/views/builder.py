@@ -1,6 +1,7 @@
 """The live builder: one form for Memeyori and Archons, and the stats endpoint htmx calls
 as the user types (R1-R5). Without JavaScript the same form posts and re-renders."""
 
+import hashlib
 from types import SimpleNamespace
 
 from django.contrib import messages
@@ -137,9 +138,12 @@ def live_context(*, form, reference, cards=None, chart=None, oob=False, picked=N
     return context
 
 
-def art_context(form, code=None) -> dict:
+def art_context(form, code=None, drawn: str = "") -> dict:
     """The generated art's looks for what is typed (art.look, as the cards draw them):
-    every variant as a thumbnail, and the chosen one; nothing without a valid Type."""
+    every variant as a thumbnail, and the chosen one; nothing without a valid Type, nor
+    when `drawn` (what the page shows, `art_drawn`) says the page has these already: the
+    pictures cost some 0.7 ms each, and most keystrokes (Rank, flavour, the reference
+    defender) change none."""
     inputs = form.art_inputs(code)
     if inputs is None:
         return {}
@@ -155,8 +159,12 @@ def art_context(form, code=None) -> dict:
          "checked": v == chosen, "prefix": f"look-{v + 1}-"}
         for v in range(ART_VARIANTS)
     ]  # fmt: skip
+    digest = hashlib.sha256(repr((symbol, chosen, *(x["look"] for x in looks))).encode())
+    digest = digest.hexdigest()[:16]
+    if drawn == digest:
+        return {}
     return {"art_looks": looks, "art_chosen": looks[chosen]["look"], "art_number": chosen + 1,
-            "art_symbol": symbol}  # fmt: skip
+            "art_symbol": symbol, "art_drawn": digest}  # fmt: skip
 
 
 def _page(request, *, kind, form, reference, character=None, data=None):
@@ -334,6 +342,6 @@ def builder_stats(request, kind, code=None):
     context.update(kind=kind, code=code, idle=_idle_now(kind, form, cards))
     if request.htmx and "art_picker" in request.GET:
         # Only a page that shows the looks (no portrait) sends the picker's marker.
-        context.update(art_context(form, code))
+        context.update(art_context(form, code, request.GET.get("art_drawn", "")))
     name = TEMPLATE + "#live-panels" if request.htmx else "cards/live_page.html"
     return render(request, name, context)
