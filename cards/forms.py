@@ -114,6 +114,14 @@ class ShownPortrait:
         return self.name.rpartition("/")[2]
 
 
+class LookRadioSelect(forms.RadioSelect):
+    """The art variant's looks: an error summary links to the first look (GOV.UK does so
+    for radios; Django's RadioSelect gives no id to link to)."""
+
+    def id_for_label(self, id_, index="0"):
+        return super().id_for_label(id_, index)
+
+
 class CharacterForm(LimitsShown, forms.ModelForm):
     """The builder's form for a Memeyori or an Archon (R1, R2).
 
@@ -150,7 +158,7 @@ class CharacterForm(LimitsShown, forms.ModelForm):
             f"pick one of {ART_VARIANTS} looks."
         ),
         error_messages=_range_messages("Art variant", 0, ART_VARIANTS - 1),
-        widget=forms.RadioSelect(choices=[(v, f"Look {v + 1}") for v in range(ART_VARIANTS)]),
+        widget=LookRadioSelect(choices=[(v, f"Look {v + 1}") for v in range(ART_VARIANTS)]),
     )
     # A new character's code, chosen when the builder first shows it and signed, so that
     # the art previewed while it is typed (drawn from the code, the name, the Type and the
@@ -198,7 +206,11 @@ class CharacterForm(LimitsShown, forms.ModelForm):
         if self.instance.pk is not None:
             return None
         code = unsign_draft_code(self.cleaned_data.get("draft_code") or "")
-        if code is None or type(self.instance).objects.filter(code=code).exists():
+        if code is None:
+            return None
+        # A code already taken (the page saved twice) gets a fresh one. The live endpoint
+        # saves nothing, so it spares its keystrokes the query.
+        if not self.live and type(self.instance).objects.filter(code=code).exists():
             return None
         # The character is saved under the code its art was previewed with.
         self.instance.code = code

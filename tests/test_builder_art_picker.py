@@ -183,6 +183,8 @@ def test_a_bad_look_is_refused_by_the_picker(client, alice, types):
     html = client.post(url, form_data(types, name="Puddle", art_variant=8, save="1"))
     html = html.content.decode()
     assert 'id="id_art_variant_error"' in html
+    assert '<a href="#id_art_variant_0">' in html  # the summary links to the first look
+    assert 'id="id_art_variant_0" aria-invalid="true"' in html
     assert "Art variant must be a whole number from 0 to 7." in html
     m.refresh_from_db()
     assert m.art_variant == 1
