@@ -219,3 +219,9 @@ def test_a_keystroke_that_changes_no_picture_gets_no_pictures(client, types):
     # Strength is: the body grows, every look is drawn again.
     stronger = client.get(url, {**typed, "strength": 15, "art_drawn": drawn}, headers=HTMX)
     assert stronger.content.decode().count('hx-swap-oob="innerHTML"><svg') == 9
+
+
+def test_an_archon_picks_among_eight_looks_of_a_summoner(client, types):
+    html = client.get(reverse("builder_new", kwargs={"kind": "archon"})).content.decode()
+    thumbs = [plain(svg_of(html, f"look-thumb-{v}")) for v in range(8)]
+    assert len(set(thumbs)) == 8

@@ -139,3 +139,14 @@ def test_the_site_serves_the_foil_frames_at_the_paths_the_pdfs_name(client, type
         assert response.status_code == 200
         assert 'fill="url(#foil)"' in response.content.decode()
     assert "url(#foil)" not in client.get(design.frame_path("blaze")).content.decode()
+
+
+def test_the_command_line_prints_foil_only_with_bleed(pup, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    out = tmp_path / "foil.pdf"
+    code = str(pup.code)
+    with pytest.raises(CommandError, match="add --bleed"):
+        call_command("print_cards", "--character", code, "--foil", "--out", str(out))
+    call_command("print_cards", "--character", code, "--bleed", "--foil", "--out", str(out))
+    assert out.read_bytes().startswith(b"%PDF")
