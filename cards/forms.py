@@ -3,7 +3,10 @@
 Every bad value is refused with a message that names the field (R1), next to that field.
 """
 
+import uuid
+
 from django import forms
+from django.core import signing
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 
@@ -111,6 +114,14 @@ class ShownPortrait:
         return self.name.rpartition("/")[2]
 
 
+class LookRadioSelect(forms.RadioSelect):
+    """The art variant's looks: an error summary links to the first look (GOV.UK does so
+    for radios; Django's RadioSelect gives no id to link to)."""
+
+    def id_for_label(self, id_, index="0"):
+        return super().id_for_label(id_, index)
+
+
 class CharacterForm(LimitsShown, forms.ModelForm):
     """The builder's form for a Memeyori or an Archon (R1, R2).
 
@@ -134,7 +145,9 @@ class CharacterForm(LimitsShown, forms.ModelForm):
         widget=forms.ClearableFileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
     )
 
-    # Optional in a post (0 when left out), so a client that predates it still saves.
+    # Optional in a post (0 when left out), so a client that predates it still saves. The
+    # builder shows each value as a thumbnail of its look (builder.html, "art-picker"),
+    # named "Look 1" to "Look 8"; the value stays 0 to ART_VARIANTS - 1, as exports have it.
     art_variant = forms.IntegerField(
         label="Art variant",
         min_value=0,
@@ -142,11 +155,16 @@ class CharacterForm(LimitsShown, forms.ModelForm):
         required=False,
         help_text=(
             f"Without a portrait the cards show art drawn for this character: "
-            f"0 to {ART_VARIANTS - 1} give {ART_VARIANTS} looks."
+            f"pick one of {ART_VARIANTS} looks."
         ),
         error_messages=_range_messages("Art variant", 0, ART_VARIANTS - 1),
-        widget=forms.NumberInput(attrs={"inputmode": "numeric", "step": 1}),
+        widget=LookRadioSelect(choices=[(v, f"Look {v + 1}") for v in range(ART_VARIANTS)]),
     )
+    # A new character's code, chosen when the builder first shows it and signed, so that
+    # the art previewed while it is typed (drawn from the code, the name, the Type and the
+    # attributes: art.look) is the art it is saved with. Ignored for a saved character, and
+    # when forged or already taken (then the code is a fresh one, as before).
+    draft_code = forms.CharField(required=False, widget=forms.HiddenInput)
 
     class Meta:
         model = Memeyori
@@ -168,6 +186,8 @@ class CharacterForm(LimitsShown, forms.ModelForm):
         self.fields["type"].error_messages["invalid_choice"] = "Pick one of the Types listed."
         self.fields["type"].empty_label = None
         self.fields["flavour"].widget.attrs["rows"] = 3
+        if self.instance.pk is None:
+            self.initial.setdefault("draft_code", sign_draft_code(self.instance.code))
 
     # The live stats endpoint sets this. The form fields above already check every bound
     # the model checks; the model's own pass adds a query per CheckConstraint and one for
@@ -181,6 +201,49 @@ class CharacterForm(LimitsShown, forms.ModelForm):
     def clean_art_variant(self):
         value = self.cleaned_data.get("art_variant")
         return 0 if value is None else value
+
+    def clean_draft_code(self) -> uuid.UUID | None:
+        if self.instance.pk is not None:
+            return None
+        code = unsign_draft_code(self.cleaned_data.get("draft_code") or "")
+        if code is None:
+            return None
+        # A code already taken (the page saved twice) gets a fresh one. The live endpoint
+        # saves nothing, so it spares its keystrokes the query.
+        if not self.live and type(self.instance).objects.filter(code=code).exists():
+            return None
+        # The character is saved under the code its art was previewed with.
+        self.instance.code = code
+        return code
+
+    def art_inputs(self, code=None) -> dict | None:
+        """What art.look draws this character's picture from, as typed (the stored values
+        where a typed one is not valid), for `code` or the form's own, and the Type's
+        symbol art.look_svg draws with: None without a valid Type. The same inputs as
+        art.character_look gives the saved character."""
+        t = self.chosen_type()
+        if t is None and not self.is_bound:
+            t = self.fields["type"].queryset.first()  # what the fresh page's select shows
+        if t is None:
+            return None
+        typed = getattr(self, "cleaned_data", {}) if self.is_bound else {}
+        errors = self.errors if self.is_bound else {}
+
+        def value(name):
+            if name in typed and name not in errors:
+                return typed[name]
+            return self.initial.get(name, getattr(self.instance, name))
+
+        if code is None:
+            code = typed.get("draft_code") or self.instance.code
+        return {
+            "kind": self.instance.kind,
+            "code": code,
+            "name": value("name"),
+            "colour": t.colour,
+            "attributes": {name: value(name) for name in stats.ATTRIBUTES},
+            "symbol": t.symbol,  # for art.look_svg, beside the look
+        }
 
     def clean_portrait(self):
         upload = self.cleaned_data.get("portrait")
@@ -205,6 +268,20 @@ class CharacterForm(LimitsShown, forms.ModelForm):
         if not self.is_bound:
             return self.instance.type if self.instance.type_id else None
         return self.cleaned_data.get("type") if not self.has_error("type") else None
+
+
+DRAFT_CODE_SALT = "cards.builder.draft-code"
+
+
+def sign_draft_code(code) -> str:
+    return signing.dumps(str(code), salt=DRAFT_CODE_SALT)
+
+
+def unsign_draft_code(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(signing.loads(value, salt=DRAFT_CODE_SALT))
+    except (signing.BadSignature, ValueError, TypeError):
+        return None
 
 
 def error_messages(form) -> list[str]:

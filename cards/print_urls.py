@@ -36,5 +36,13 @@ urlpatterns = [
     # A Type's frame: its colour may change, so it is kept a minute (fresh=False).
     path("frame/<slug:slug>.svg", art.frame, name="print_frame"),
     path("frame/archon/<slug:slug>.svg", art.frame, {"archon": True}, name="print_frame_archon"),
+    # The foil frames of print-shop mode, served at the paths the PDFs name them by.
+    path("frame/foil/<slug:slug>.svg", art.frame, {"foil": True}, name="print_frame_foil"),
+    path(
+        "frame/archon/foil/<slug:slug>.svg",
+        art.frame,
+        {"archon": True, "foil": True},
+        name="print_frame_archon_foil",
+    ),  # fmt: skip
     path("back-<str:style>.svg", views.card_back, name="print_card_back"),
 ]

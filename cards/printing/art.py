@@ -646,11 +646,57 @@ def _ring_marks(pattern: str, ink: str) -> str:
     return f'<path d="{"".join(d)}" fill="none" stroke="{ink}" stroke-width="1.6"/>'
 
 
+# Foil (print-shop mode, issue 34): the hues of a holographic sheen, laid at low opacity
+# over a frame so that the Type's colour and texture still show through. The same stops
+# run over the bleed (render._bleed_css), so a cut a little off shows foil, not a seam.
+FOIL_HUES = ("#ff3d6e", "#ffc83d", "#6dff8a", "#3dd2ff", "#8a63ff", "#ff5ad2")
+FOIL_OPACITY = 0.55
+# The rainbow runs this many times from corner to corner, as a holographic foil's does.
+FOIL_CYCLES = 2
+# Bands of light across the sheen, as a holographic card catches it: (offset, opacity).
+FOIL_GLINTS = ((0.14, 0.7), (0.38, 0.45), (0.62, 0.7), (0.86, 0.45))
+
+
+def foil_stops() -> list[tuple[float, str]]:
+    """The sheen's gradient stops, as (offset 0-1, colour): the hues FOIL_CYCLES times,
+    back to the first at the end."""
+    hues = [*FOIL_HUES * FOIL_CYCLES, FOIL_HUES[0]]
+    last = len(hues) - 1
+    return [(i / last, hue) for i, hue in enumerate(hues)]
+
+
+def _foil_layer() -> tuple[str, str]:
+    """The foil's <defs> and the shapes that draw it over the whole frame (the card's face
+    covers all but the ring, so the sheen never lies under text)."""
+    stops = "".join(
+        f'<stop offset="{offset:.3f}" stop-color="{hue}" stop-opacity="{FOIL_OPACITY}"/>'
+        for offset, hue in foil_stops()
+    )
+    glints = "".join(
+        f'<stop offset="{max(0, o - 0.04):.2f}" stop-color="#ffffff" stop-opacity="0"/>'
+        f'<stop offset="{o:.2f}" stop-color="#ffffff" stop-opacity="{a}"/>'
+        f'<stop offset="{min(1, o + 0.04):.2f}" stop-color="#ffffff" stop-opacity="0"/>'
+        for o, a in FOIL_GLINTS
+    )
+    defs = (
+        f'<linearGradient id="foil" x1="0" y1="0" x2="1" y2="1">{stops}</linearGradient>'
+        f'<linearGradient id="glint" x1="1" y1="0" x2="0" y2="1">{glints}</linearGradient>'
+    )
+    shapes = (
+        f'<rect width="{FRAME_W}" height="{FRAME_H}" fill="url(#foil)"/>'
+        f'<rect width="{FRAME_W}" height="{FRAME_H}" fill="url(#glint)"/>'
+    )
+    return defs, shapes
+
+
 @lru_cache(maxsize=128)
-def frame_svg(colour: str, symbol: str, slug: str, *, archon: bool = False) -> str:
+def frame_svg(
+    colour: str, symbol: str, slug: str, *, archon: bool = False, foil: bool = False
+) -> str:
     """A Type's frame: its colour, its texture (`frame_pattern`) in a darker shade, and its
     symbol in the corners. An Archon's is the Type's deep shade with a gold double rule
-    and studs: told from a Memeyori's across a table."""
+    and studs: told from a Memeyori's across a table. With `foil`, a holographic sheen
+    (`_foil_layer`) over the colour and texture, under the rules and studs."""
     colour = _hex(colour)
     tokens = type_tokens(colour)
     deep = tokens["type-deep"]
@@ -661,11 +707,15 @@ def frame_svg(colour: str, symbol: str, slug: str, *, archon: bool = False) -> s
     parts = [f"<defs>{symbol_def(symbol)}</defs>"]
     # Drawn as the card's border-image (card.css): the corners are the card's own, rounded.
     clip = f'<clipPath id="c"><rect width="{FRAME_W}" height="{FRAME_H}" rx="30"/></clipPath>'
+    if foil:
+        clip += _foil_layer()[0]
     parts[0] = parts[0].replace("</defs>", clip + "</defs>")
     if archon:
         gold, base = "#e3b341", mix(deep, 0.25, "#000000")
         parts.append(f'<rect width="{FRAME_W}" height="{FRAME_H}" fill="{base}"/>')
         parts.append(_ring_marks(frame_pattern(slug), mix(base, 0.18)))
+        if foil:
+            parts.append(_foil_layer()[1])
         for inset, width in ((4, 2.4), (13, 1.4)):
             parts.append(
                 f'<rect x="{inset}" y="{inset}" width="{FRAME_W - 2 * inset}" '
@@ -680,6 +730,8 @@ def frame_svg(colour: str, symbol: str, slug: str, *, archon: bool = False) -> s
         # The texture a shade darker, or lighter on a dark Type, so that it shows.
         ink = mix(colour, 0.3) if luminance(colour) < 0.12 else mix(colour, 0.22, "#000000")
         parts.append(_ring_marks(frame_pattern(slug), ink))
+        if foil:
+            parts.append(_foil_layer()[1])
         parts.append(
             f'<rect x="{RING - 1}" y="{RING - 1}" width="{FRAME_W - 2 * RING + 2}" '
             f'height="{FRAME_H - 2 * RING + 2}" fill="none" stroke="{deep}" stroke-width="2"/>'

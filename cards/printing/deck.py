@@ -143,9 +143,10 @@ class Face:
     def move_art_url(self) -> str:
         return move_art_path(self.card)
 
-    def pictures(self) -> dict[str, bytes]:
+    def pictures(self, *, foil: bool = False) -> dict[str, bytes]:
         """The generated pictures this face shows, by their path (without the leading
-        slash) as the site serves them, for the renderer to read from memory."""
+        slash) as the site serves them, for the renderer to read from memory; with `foil`,
+        its frame is the foil one (print-shop mode)."""
         if self.kind == "back":
             return {}
         found = {}
@@ -163,8 +164,8 @@ class Face:
         found[self.qr_url.lstrip("/")] = art.qr_svg(settings.SITE_URL + self.short_path).encode()
         # The frame of the card's Type; an Archon's cards have their own.
         t = self.card.type if self.kind == "move" else self.character.type
-        found[design.frame_path(t.slug, self.is_archon).lstrip("/")] = art.frame_svg(
-            t.colour, t.symbol, t.slug, archon=self.is_archon
+        found[design.frame_path(t.slug, self.is_archon, foil=foil).lstrip("/")] = art.frame_svg(
+            t.colour, t.symbol, t.slug, archon=self.is_archon, foil=foil
         ).encode()
         return found
 

@@ -113,10 +113,10 @@ def type_tokens(colour: str) -> Mapping[str, str]:
     return MappingProxyType(tokens)
 
 
-def type_rules(types) -> str:
+def type_rules(types, *, foil: bool = False) -> str:
     """One CSS rule per Type (objects with .slug and .colour), its tokens as custom
     properties on `.type-<slug>`. Rows with a bad slug or colour are left out: the text goes
-    into a stylesheet."""
+    into a stylesheet. With `foil` (print-shop pages only), the frames are the foil ones."""
     rules = []
     for t in types:
         if not (HEX.match(t.colour or "") and re.fullmatch(r"[-a-zA-Z0-9_]+", t.slug or "")):
@@ -127,16 +127,16 @@ def type_rules(types) -> str:
         # The Type's frame (art.frame_svg), under the card's border (card.css).
         rules.append(
             f".card.mastercard.type-{t.slug}, .card.move.type-{t.slug} "
-            f'{{ border-image-source: url("{frame_path(t.slug)}"); }}'
+            f'{{ border-image-source: url("{frame_path(t.slug, foil=foil)}"); }}'
         )
         rules.append(
             f".card.archon.type-{t.slug} "
-            f'{{ border-image-source: url("{frame_path(t.slug, True)}"); }}'
+            f'{{ border-image-source: url("{frame_path(t.slug, True, foil=foil)}"); }}'
         )
     return "\n".join(rules)
 
 
-def frame_path(slug: str, archon: bool = False) -> str:
+def frame_path(slug: str, archon: bool = False, *, foil: bool = False) -> str:
     """Where a Type's card frame is served (cards/views/art.py); the renderer is handed
     the same picture under the same path (deck.Face.pictures)."""
-    return f"/print/frame/{'archon/' if archon else ''}{slug}.svg"
+    return f"/print/frame/{'archon/' if archon else ''}{'foil/' if foil else ''}{slug}.svg"

@@ -36,9 +36,9 @@ def _mm(value: float) -> str:
     return f"{value:.3f}"
 
 
-def _type_css(types) -> str:
+def _type_css(types, foil: bool = False) -> str:
     # The same rules as /types.css (design.type_rules checks every value it writes).
-    return design.type_rules(types)
+    return design.type_rules(types, foil=foil)
 
 
 def _roots() -> dict[str, list[str]]:
@@ -94,6 +94,7 @@ def build_document(
     title: str,
     first_zone: int = 1,
     back_image: str = "",
+    foil: bool = False,
 ) -> tuple[str, dict[int, tuple[str, int]], dict[str, bytes]]:
     """The whole sheets as one document, every copy laid out where it sits: what
     imposition (`build_cards`, `impose_sheets`) must draw the same, pixel for pixel (a
@@ -108,7 +109,7 @@ def build_document(
             pages.append(Page([Slot(0, face)]))
             if backs:
                 pages.append(Page([Slot(0, BACK)]))
-        page_css = _bleed_css(sheet, back_image)
+        page_css = _bleed_css(sheet, back_image, foil=foil)
         marks = []
     else:
         page_w, page_h = sheet.page_w, sheet.page_h
@@ -127,9 +128,12 @@ def build_document(
         ]
         page_css.append(f".marks {{ width: {_mm(page_w)}mm; height: {_mm(page_h)}mm; }}")
         marks = sheet.marks
+    foil = foil and bleed
     html = _html(pages, page_css, types, title=title, sheet=sheet, bleed=bleed,
-                 back_image=back_image, marks=bool(marks))  # fmt: skip
-    generated = pictures(faces, types, backs=backs and not back_image, solid=sheet.solid_backs)
+                 back_image=back_image, marks=bool(marks), foil=foil)  # fmt: skip
+    generated = pictures(
+        faces, types, backs=backs and not back_image, solid=sheet.solid_backs, foil=foil
+    )
     if marks:
         generated[pdf.GENERATED + "marks.svg"] = marks_svg(page_w, page_h, marks)
     return html, zones, generated
@@ -145,6 +149,7 @@ def build_cards(
     title: str,
     first_zone: int = 1,
     back_image: str = "",
+    foil: bool = False,
 ) -> tuple[str, dict[int, tuple[str, int]], dict[str, bytes]]:
     """A document of single cards to impose (`impose_sheets`): each face on a page of its
     own (the size of the card, with its bleed in print-shop mode), then the back if
@@ -155,7 +160,7 @@ def build_cards(
     types = list(Type.objects.only("slug", "colour", "position", "name"))
     pages = [Page([Slot(0, face)]) for face in faces] + ([Page([Slot(0, BACK)])] if back else [])
     if bleed:
-        page_css = _bleed_css(sheet, back_image)
+        page_css = _bleed_css(sheet, back_image, foil=foil)
     else:
         card_w, card_h = layout.CARD_W, layout.CARD_H
         page_css = [
@@ -174,16 +179,20 @@ def build_cards(
                 f".sheet:last-child .marks {{ display: block; {size} }}",
             ]
             pages.append(Page([]))
+    foil = foil and bleed
     html = _html(pages, page_css, types, title=title, sheet=sheet, bleed=bleed,
-                 back_image=back_image, marks=marks)  # fmt: skip
-    generated = pictures(faces, types, backs=back and not back_image, solid=sheet.solid_backs)
+                 back_image=back_image, marks=marks, foil=foil)  # fmt: skip
+    generated = pictures(
+        faces, types, backs=back and not back_image, solid=sheet.solid_backs, foil=foil
+    )
     if marks:
         generated[pdf.GENERATED + "marks.svg"] = marks_svg(sheet.page_w, sheet.page_h, sheet.marks)
     return html, zones, generated
 
 
-def _bleed_css(sheet: layout.SheetLayout, back_image: str) -> list[str]:
-    """Print-shop pages: one card a page, its background run 3 mm past the trim."""
+def _bleed_css(sheet: layout.SheetLayout, back_image: str, *, foil: bool = False) -> list[str]:
+    """Print-shop pages: one card a page, its background run 3 mm past the trim; with
+    `foil`, the frame's sheen (art.foil_stops) runs on over the bleed too."""
     page_w, page_h = layout.CARD_W, layout.CARD_H
     page_css = [
         f"@page {{ size: {_mm(page_w)}mm {_mm(page_h)}mm; margin: 0; "
@@ -193,6 +202,15 @@ def _bleed_css(sheet: layout.SheetLayout, back_image: str) -> list[str]:
         f"padding: {_mm(layout.BLEED)}mm; background: var(--type-colour); }}",
         f".slot-0.type-back {{ background: {'#1d1b22' if sheet.solid_backs else '#fff'}; }}",
     ]
+    if foil:
+        stops = ", ".join(
+            f"{_rgba(hue, art.FOIL_OPACITY)} {offset * 100:.1f}%"
+            for offset, hue in art.foil_stops()
+        )
+        page_css.append(
+            ".slot-0:not(.type-back) "
+            f"{{ background-image: linear-gradient(to bottom right, {stops}); }}"
+        )
     if back_image and MEDIA_PATH.match(back_image):
         # The party's picture runs on into the bleed, so a cut a little off shows no
         # white edge. Only a plain media path goes into the <style>.
@@ -202,7 +220,12 @@ def _bleed_css(sheet: layout.SheetLayout, back_image: str) -> list[str]:
     return page_css
 
 
-def _html(pages, page_css, types, *, title, sheet, bleed, back_image, marks) -> str:
+def _rgba(colour: str, alpha: float) -> str:
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def _html(pages, page_css, types, *, title, sheet, bleed, back_image, marks, foil=False) -> str:
     return render_to_string(
         "print/sheet.html",
         {
@@ -210,20 +233,24 @@ def _html(pages, page_css, types, *, title, sheet, bleed, back_image, marks) -> 
             "pages": pages,
             "marks_url": f"/{pdf.GENERATED}marks.svg" if marks else "",
             "bleed": bleed,
+            "foil": foil,
             "solid_backs": sheet.solid_backs,
             "back_image": back_image,
-            "page_css": "\n".join([*page_css, _type_css(types)]),
+            "page_css": "\n".join([*page_css, _type_css(types, foil)]),
             "static_prefix": settings.STATIC_URL.strip("/") + "/",
         },
     )
 
 
-def pictures(faces: list[Face], types, *, backs: bool, solid: bool) -> dict[str, bytes]:
-    """The pictures the cards show that the site also serves (default art, the back), made
-    here so the renderer reads them from memory under the same paths."""
+def pictures(
+    faces: list[Face], types, *, backs: bool, solid: bool, foil: bool = False
+) -> dict[str, bytes]:
+    """The pictures the cards show that the site also serves (default art, the back, the
+    frames: the foil ones with `foil`), made here so the renderer reads them from memory
+    under the same paths."""
     found = {}
     for face in faces:
-        found.update(face.pictures())
+        found.update(face.pictures(foil=foil))
     record_printed(faces)
     if backs:
         name = f"print/back-{'solid' if solid else 'light'}.svg"
@@ -298,13 +325,16 @@ def prepare(
     png_dpi: int | None = None,
     png_only: bool = False,
     back_image: str = "",
+    foil: bool = False,
 ) -> dict:
     """Everything a render needs, as plain JSON: the documents of single cards, each
     distinct face once (split into a few, to be rendered side by side), the sheets to
     impose from their pages, and what the preflight says about each zone. It is built
     where the request is, so a stored render always matches the data it was asked for;
     its hash is the cache key (see store.py), and it covers the content of every file
-    the HTML loads, `back_image` (a media URL) included."""
+    the HTML loads, `back_image` (a media URL) included. `foil` (print-shop mode only: it
+    is ignored without `bleed`) gives the frames and the bleed a holographic sheen; it is
+    in the documents' HTML and pictures, so a foil render is keyed apart from a plain one."""
     if len(faces) > MAX_FACES:
         raise TooManyCards(f"At most {MAX_FACES} cards in one PDF; you chose {len(faces)}.")
     if not faces:
@@ -322,7 +352,7 @@ def prepare(
         last = number == len(chunks) - 1
         html, zones, generated = build_cards(
             chunk, sheet=sheet, back=backs and last, marks=marks and last, bleed=bleed,
-            title=title, first_zone=first_zone, back_image=back_image,
+            title=title, first_zone=first_zone, back_image=back_image, foil=foil,
         )  # fmt: skip
         first_zone += len(zones)
         jobs.append(

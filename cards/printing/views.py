@@ -43,6 +43,7 @@ def _sheet_options(form: PrintForm) -> dict:
         ),
         "backs": form.cleaned_data["backs"],
         "bleed": form.cleaned_data["bleed"],
+        "foil": form.cleaned_data["foil"],
         "back_image": form.back_image() if form.cleaned_data["backs"] else "",
     }
 

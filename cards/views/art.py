@@ -31,10 +31,11 @@ def character_art(request, kind, code, look):
 
 
 @require_safe
-def frame(request, slug, archon=False):
-    """A Type's card frame (art.frame_svg): its colour, texture and symbol."""
+def frame(request, slug, archon=False, foil=False):
+    """A Type's card frame (art.frame_svg): its colour, texture and symbol; with `foil`,
+    the print-shop foil's sheen over them."""
     type_ = get_object_or_404(Type.objects.only("colour", "symbol", "slug"), slug=slug)
-    svg = art.frame_svg(type_.colour, type_.symbol, type_.slug, archon=archon)
+    svg = art.frame_svg(type_.colour, type_.symbol, type_.slug, archon=archon, foil=foil)
     return _svg(svg, public=True, fresh=False)
 
 

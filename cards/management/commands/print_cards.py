@@ -34,9 +34,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--bleed", action="store_true", help="print-shop mode: one card a page, 3 mm bleed"
         )
+        parser.add_argument(
+            "--foil", action="store_true", help="with --bleed: a holographic sheen on the frames"
+        )
         parser.add_argument("--out", required=True, type=Path, help="where to write the PDF")
 
-    def handle(self, *args, party, character, paper, backs, bleed, out, **options):
+    def handle(self, *args, party, character, paper, backs, bleed, foil, out, **options):
+        if foil and not bleed:
+            raise CommandError("--foil prints only in print-shop mode: add --bleed.")
         chosen = self._party(party) if party else None
         characters = party_characters(chosen) if chosen else [self._character(c) for c in character]
         faces = [face for c in characters for face in character_faces(c)]
@@ -51,6 +56,7 @@ class Command(BaseCommand):
                 sheet=layout.sheet_layout(paper),
                 backs=backs,
                 bleed=bleed,
+                foil=foil,
                 title="Memeyori",
                 back_image=back_image,
             )
