@@ -69,6 +69,8 @@ class LimitsShown:
                 " Shorten it."
             )
             shown = f"At most {limit} characters."
+            if f"at most {limit} characters" in str(field.help_text).lower():
+                continue  # the field's own help says it already
             field.help_text = f"{field.help_text} {shown}" if field.help_text else shown
 
 

@@ -197,3 +197,11 @@ def test_the_feed_tells_the_table_about_shared_parties(alice, types, table):
     assert "alice shared the party Ana's Sparks" in feed
     assert not any("Secret" in t for t in feed)
     assert Party.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_limit_its_help_already_says_is_not_said_twice(client, alice):
+    client.force_login(alice)
+    page = client.get("/build/memeyori/").content.decode()
+    at = page.index('id="id_flavour"')
+    assert page[at - 600 : at].lower().count("at most 200 characters") == 1
