@@ -627,6 +627,18 @@ class Played:
         return log
 
 
+def open_round(engine, *, started: bool = False):
+    """R9.1 for `engine.round`: (the upheavals before it, to tell after the resolution
+    whether to look for a winner; the winner its start decided, or False). A round whose
+    start was already played (a fork's first round: its origin played it) has nothing to
+    start, and its winner is looked for after its resolution, whatever happened."""
+    if started:
+        return -1, False
+    seen = engine.upheavals if engine.round > 1 else -1
+    start.round_start(engine)
+    return seen, end.winner(engine) if engine.upheavals != seen else False
+
+
 def _rounds(
     engine,
     recorded: _Plans,
@@ -649,15 +661,9 @@ def _rounds(
     winner = False
     forfeited = None
     for engine.round in range(first, MAX_ROUNDS + 1):
-        if started and engine.round == first:
-            seen = -1  # the winner is checked after this round's resolution, whatever it was
-        else:
-            seen = engine.upheavals if engine.round > 1 else -1
-            start.round_start(engine)
-            if engine.upheavals != seen:
-                winner = end.winner(engine)
-                if winner is not False:
-                    break
+        seen, winner = open_round(engine, started=started and engine.round == first)
+        if winner is not False:
+            break
         if engine.round == stop:
             return None
         if forfeit is not None and forfeit[0] == engine.round:

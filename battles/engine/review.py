@@ -100,7 +100,7 @@ from .lookahead1 import _greedy_side, _Known, _Sink, _summon, _world
 from .model import MAX_ROUNDS, BattleInput
 from .odds import attack_odds
 from .plan import begin as planning_views
-from .played import _Plans, check_plan, is_played, own_draws_of
+from .played import _Plans, check_plan, is_played, open_round, own_draws_of
 from .policies import GREEDY, policy_version
 from .settle import _damage
 
@@ -244,15 +244,9 @@ def replay_states(data: BattleInput, log: dict) -> tuple[list[RoundStates], floa
     rounds: list[RoundStates] = []
     winner = False
     for engine.round in range(first, MAX_ROUNDS + 1):
-        if engine.round == first and "fork" in log:
-            seen = -1  # its origin played the fork round's start (played._rounds)
-        else:
-            seen = engine.upheavals if engine.round > 1 else -1
-            start.round_start(engine)
-            if engine.upheavals != seen:
-                winner = end.winner(engine)
-                if winner is not False:
-                    break
+        seen, winner = open_round(engine, started=engine.round == first and "fork" in log)
+        if winner is not False:
+            break
         if forfeit is not None and forfeit[0] == engine.round:
             winner = 1 - forfeit[1]
             break
