@@ -31,17 +31,30 @@ def _rate_windows_stand_still(monkeypatch):
     monkeypatch.setattr(core, "time", types.SimpleNamespace(time=lambda: now))
 
 
+def uses_database(item) -> bool:
+    """pytest-django's own rule: without the mark or one of these fixtures, a test that
+    opens a connection fails."""
+    return item.get_closest_marker("django_db") is not None or bool(
+        {"db", "transactional_db", "live_server"} & set(item.fixturenames)
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    # The PostgreSQL pass skips `engine` tests as the same code on either database; a test
+    # marked so that uses the database would be skipped there wrongly.
+    wrong = [i.nodeid for i in items if i.get_closest_marker("engine") and uses_database(i)]
+    if wrong:
+        raise pytest.UsageError(f"marked engine but uses the database: {', '.join(wrong)}")
+
+
 @pytest.fixture(autouse=True)
 def _isolated(request, settings, tmp_path, django_db_setup, django_db_blocker):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.MEDIA_ROOT = tmp_path / "media"
     # Rate-limit counts live in the cache (a table in the test database); each test starts
     # with none spent.
-    uses_database = request.node.get_closest_marker("django_db") is not None or bool(
-        {"db", "transactional_db", "live_server"} & set(request.fixturenames)
-    )
     with django_db_blocker.unblock():
-        if uses_database:
+        if uses_database(request.node):
             cache.clear()
         else:
             # A test without the database does not keep a connection to it open, nor

@@ -2,6 +2,8 @@
 
 import random
 
+import pytest
+
 from battles.engine.battle import run_battle, run_summary
 from battles.engine.model import battle_input
 from battles.engine.policies import BEGINNER, GREEDY, LEVELS, POLICIES, RANDOM, policy_version
@@ -10,6 +12,9 @@ from battles.forms import POLICY_CHOICES
 from battles.snapshot import demo_snapshot, snapshot
 from tests.test_battle_groups import random_party
 from tests.test_battle_invariants import CHART
+
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
 
 DEMO = ["Sunrise Squad", "Night Shift", "Cold Front", "Wild Bunch"]
 

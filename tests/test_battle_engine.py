@@ -9,6 +9,9 @@ from battles.engine.model import battle_input
 from battles.engine.policies import GREEDY
 from battles.snapshot import character_row, party_row, snapshot
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 
 class AllSixes(random.Random):
     """Every die shows 6 (so every die hits and explodes); shuffles stay seeded."""

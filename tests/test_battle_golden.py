@@ -11,6 +11,9 @@ import pytest
 
 from tests import golden
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 
 def _recorded():
     return json.loads(golden.DIGEST_FILE.read_text(encoding="utf-8"))

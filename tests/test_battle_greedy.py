@@ -2,6 +2,8 @@
 
 import random
 
+import pytest
+
 from battles.engine import greedy
 from battles.engine.battle import Engine
 from battles.engine.field import EnemyView, View
@@ -9,6 +11,9 @@ from battles.engine.model import battle_input
 from battles.engine.policies import GREEDY, GREEDY_1, POLICIES, policy_version
 from battles.snapshot import snapshot
 from tests.test_battle_engine import card, fighter, party
+
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
 
 CHART = {("Blaze", "Verdant"): "weak", ("Tide", "Blaze"): "weak"}
 

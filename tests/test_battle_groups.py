@@ -11,12 +11,16 @@ import random
 from fractions import Fraction
 from math import floor
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from battles.engine.run import simulate
 from battles.snapshot import character_row, party_row, snapshot
 from tests.test_battle_invariants import CHART, TYPES, parties
+
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
 
 POLICY_PAIRS = [("greedy", "greedy"), ("random", "random"), ("greedy", "random")]
 SETTLE_KINDS = ("damage", "heal", "apply", "ko")

@@ -15,6 +15,9 @@ from battles.engine.state import apply, frame_end, initial_state, round_frames, 
 from battles.snapshot import character_row, demo_snapshot, party_row, snapshot
 from cards import stats
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 PARTIES = ["Sunrise Squad", "Night Shift", "Cold Front", "Wild Bunch"]
 POLICY_PAIRS = [("greedy", "greedy"), ("random", "random"), ("greedy", "random")]
 

@@ -20,6 +20,9 @@ from battles.engine.policies import (
 from battles.engine.run import log_json, simulate
 from battles.snapshot import demo_snapshot
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 
 def _round_one(a="Sunrise Squad", b="Night Shift", seed=11, policies=(LOOKAHEAD, GREEDY)):
     engine = Engine(battle_input(demo_snapshot(a, b)), policies, random.Random(seed))

@@ -13,6 +13,9 @@ from battles.engine.summary import simulate_summary, summarize
 from battles.snapshot import demo_snapshot, snapshot
 from tests.test_battle_engine import AllSixes, card, fighter, party, scripted
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 PARTIES = ["Sunrise Squad", "Night Shift", "Cold Front", "Wild Bunch"]
 
 

@@ -8,6 +8,9 @@ from hypothesis import strategies as st
 
 from battles.engine.damage import damage, heal_amount, raw_damage, stab_multiplier, type_multiplier
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 
 def test_it_computes_the_rules_worked_example():
     # Power 6, STR 5, same Type, defender weak, no crit, Defense 4: 19.8 - 4 -> 15.

@@ -15,6 +15,9 @@ from hypothesis import strategies as st
 from battles.engine.dice import roll_attack, roll_attack_reference, roll_counts, roll_faces
 from battles.engine.odds import attack_odds, expected_damage
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 pools = st.integers(0, 12)
 
 

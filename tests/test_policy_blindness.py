@@ -26,6 +26,9 @@ from battles.engine.run import input_for
 from battles.snapshot import demo_snapshot
 from tests.golden import random_snapshots
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 # Side A's other plans: none at all, the first Switch it may make with greedy's cards, and
 # random choices drawn from the battle's own generator.
 IDLE = Policy("idle", lambda v, r: None, lambda v, r: False, lambda v, r: [])

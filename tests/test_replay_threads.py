@@ -21,6 +21,9 @@ from battles.engine.policies import policy_version
 from battles.engine.run import input_for, log_json
 from battles.snapshot import demo_snapshot
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 THREADS = 8
 
 

@@ -15,6 +15,9 @@ from battles.engine.run import input_for, simulate
 from battles.snapshot import demo_snapshot, snapshot
 from tests.test_battle_engine import card, fighter, party
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 TIMEOUT = {"by": "timeout", "policy": "greedy", "version": 2}
 
 

@@ -6,6 +6,9 @@ from hypothesis import strategies as st
 
 from cards.stats import ATTRIBUTES, derive, explain, party_totals, scale_label
 
+# The rules alone, in pure Python: the PostgreSQL pass of .ci/run leaves them to SQLite's.
+pytestmark = pytest.mark.engine
+
 EXAMPLE = dict(strength=5, endurance=5, iq=3, wit=2, speed=4, aura=2)
 attribute = st.integers(1, 20)
 attributes = st.fixed_dictionaries({name: attribute for name in ATTRIBUTES})
