@@ -162,6 +162,23 @@
     form.addEventListener("submit", function () { sessionStorage.removeItem(key); });
   }
 
+  // htmx sends a form's own request to the formaction of the submit button clicked last:
+  // a live check due just after "Switch/summon now" was clicked (its 150 ms delay, a slow
+  // answer) went to the stage's URL and made the Switch a second time ("Not made: you made
+  // this round's Switch and summon already"). A check goes to the check's URL only, and
+  // none leaves once the form is on its way (a page put back from the back-forward cache
+  // checks again).
+  if (form && form.hasAttribute("hx-post")) {
+    var submitting = false;
+    form.addEventListener("submit", function () { submitting = true; });
+    window.addEventListener("pageshow", function () { submitting = false; });
+    form.addEventListener("htmx:configRequest", function (evt) {
+      if (evt.detail.elt !== form) return;
+      if (submitting) { evt.preventDefault(); return; }
+      evt.detail.path = form.getAttribute("hx-post");
+    });
+  }
+
   // The live plan panel is the server's check of the form as it stands. Choices made before
   // htmx took the form in (a slow phone, the choices put back above, the browser's own
   // form restore) fired no check, so once it has, one check if the form is not as served.
