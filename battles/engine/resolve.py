@@ -158,7 +158,7 @@ def roll_group(engine, plays, initiative: int, gains: list[int]) -> list[tuple]:
                            "retargeted_from": retargeted})  # fmt: skip
         if support:
             if tally is not None:
-                tally.card(user.side, card.id, tier, False, False, False)
+                tally.card(user.side, card.id, tier, False, False, False, target.id)
             pending.append((None, user, target, card.power_at(tier), card))
             continue
         entry = blows.get((card.id, target.id, tier))
@@ -186,7 +186,7 @@ def roll_group(engine, plays, initiative: int, gains: list[int]) -> list[tuple]:
             landed = hits > dhits
             critical = landed and hits + xhits >= dhits + 5
             complication = glitches >= 1 and glitches >= hits
-            tally.card(user.side, card.id, tier, True, landed, critical)
+            tally.card(user.side, card.id, tier, True, landed, critical, target.id)
         if landed:
             # R9.4: +1 Resonance per landed critical, +1 per landed hit on a weakness.
             gains[user.side] += critical + weak

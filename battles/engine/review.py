@@ -32,10 +32,14 @@ log's own next draws are never used), with new dice. Draws count half.
   has mean exactly 0, so the estimate is the pairs' mean result less its least-squares
   fit on their mean luck (the regression estimator); its interval is from the residual
   spread. The luck explains 20-70% of a result's variance (more late in the battle).
-- Sequential stopping: pairs are added `BATCH` at a time, from `MIN_PAIRS`, until the 95%
-  interval (1.96 residual standard errors) is at most `HALF_WIDTH` (3 points) on each
-  side for a round's start, `PLANNED_HALF_WIDTH` (4) after its plans (read only by the
-  luck, as a difference of two points that share their seeds), or `MAX_PAIRS` is reached.
+- Sequential stopping: from `MIN_PAIRS` pairs, the 95% interval (1.96 residual standard
+  errors) is checked until it is at most `HALF_WIDTH` (3 points) on each side for a
+  round's start, `PLANNED_HALF_WIDTH` (4) after its plans (read only by the luck, as a
+  difference of two points that share their seeds), or `MAX_PAIRS` is reached. A check
+  that falls short says when the next is due: a half-width narrows as 1 / sqrt(pairs), so
+  at `LEAD` (95%) of the pairs it asks for, in steps of `STEP` to `MAX_STEP` pairs. Fixed
+  batches of 16 overshot by 8 pairs a point on average; this overshoots by about 2, and
+  checks no more often.
   A point whose pairs all agree has the rule of three (3 / playouts) as its interval.
 - How many playouts: a plain estimate (independent playouts) needs 1.96^2 p (1 - p) / 0.03^2
   for +-3 points, 1,067 at p = 50%. On the 15-round demo battle of tests/bench/review.py
@@ -109,7 +113,8 @@ HALF_WIDTH = 0.03  # the 95% interval of a round's Win% (the curve): at most +-3
 PLANNED_HALF_WIDTH = 0.04  # after the plans: only luck reads it, as a difference (CRN)
 EARLY_ROUNDS = 2  # a playout's first rounds, whose dice luck is also counted apart
 MIN_PAIRS = 32
-BATCH = 16
+STEP, MAX_STEP = 4, 16  # pairs between two checks of an interval (see the docstring)
+LEAD = 0.95
 MAX_PAIRS = 640
 Z = 1.96
 SCREEN = 4  # worlds for every candidate plan
@@ -327,25 +332,6 @@ def finish(world, plans=None) -> int | None:
             return winner
 
 
-class _Spy:
-    """The world's table of blows (resolve.blow), noting the last one looked up: the
-    attack whose dice are about to be counted (its accuracy, evasion and Crit Rate)."""
-
-    __slots__ = ("shared", "last")
-
-    def __init__(self, shared: dict):
-        self.shared = shared
-        self.last = None
-
-    def get(self, key):
-        self.last = key
-        return self.shared.get(key)
-
-    def __setitem__(self, key, value):
-        self.last = key
-        self.shared[key] = value
-
-
 class _Luck(_Sink):
     """A playout's dice luck, its control variates. For each attack, with its exact chances
     (R4, odds.attack_odds) from the state before its roll:
@@ -361,31 +347,22 @@ class _Luck(_Sink):
     def __init__(self, world, odds: dict):
         super().__init__()
         self.world = world
+        self.blows = world.blows
+        self.by_id = world.by_id
         self.odds = odds
         self.luck = [0.0] * 10
         self.early = world.round + EARLY_ROUNDS  # the rounds whose luck counts twice
 
-    def card(self, side, card_id, tier, attack, landed, critical) -> None:
+    def card(self, side, card_id, tier, attack, landed, critical, target) -> None:
         if not attack:
             return
-        blows = self.world.blows
-        key = blows.last
-        entry = blows.shared[key]
+        key = (card_id, target, tier)
         chances = self.odds.get(key)
         if chances is None:
-            exact = attack_odds(*entry[:3])
-            power, stat, mitigation, same, effect = (
-                entry[5], entry[6], entry[7], entry[8], entry[3],
-            )  # fmt: skip
-            chances = self.odds[key] = (
-                float(exact.p_land),
-                float(exact.p_critical),
-                _damage(power, stat, same, effect, 0, 0, mitigation)[0],
-                _damage(power, stat, same, effect, 1, 0, mitigation)[0],
-            )
+            chances = self.odds[key] = _chances(self.blows[key])
         land = landed - chances[0]
         crit = critical - chances[1]
-        hp = self.world.by_id[key[1]].hp
+        hp = self.by_id[target].hp
         plain = min(1.0, chances[2] / hp) if hp > 0 else 0.0
         extra = (min(1.0, chances[3] / hp) if hp > 0 else 0.0) - plain
         luck = self.luck
@@ -398,17 +375,34 @@ class _Luck(_Sink):
             luck[7 + at] += crit
 
 
-def _neutral(state, rng, odds: dict | None = None):
+def _chances(entry) -> tuple[float, float, int, int]:
+    """A blow's exact chances to land and to be critical (R4), and its damage plain and
+    critical (R5), from its entry in the table of blows (resolve.blow)."""
+    exact = attack_odds(*entry[:3])
+    power, stat, mitigation, same, effect = entry[5], entry[6], entry[7], entry[8], entry[3]
+    return (
+        float(exact.p_land),
+        float(exact.p_critical),
+        _damage(power, stat, same, effect, 0, 0, mitigation)[0],
+        _damage(power, stat, same, effect, 1, 0, mitigation)[0],
+    )
+
+
+def _neutral(state, rng, odds: dict | None = None, piles=None):
     """A spectator's world: the state as it is, each draw pile in a new order (and, with
-    `odds`, its dice luck counted)."""
+    `odds`, its dice luck counted). `piles`: each side's pile in a fixed order (its contents
+    only: the log's order is not used), as `_fixed_piles` gives them."""
     world = clone(state, rng)
-    for side in world.sides:
-        side.pile.sort(key=_card_id)  # its contents only: the log's order is not used
+    for side, pile in zip(world.sides, piles or _fixed_piles(state), strict=True):
+        side.pile = list(pile)
         shuffle(rng, side.pile)
     if odds is not None:
-        world.blows = _Spy(world.blows)
         world.tally = _Luck(world, odds)
     return world
+
+
+def _fixed_piles(state) -> list[list]:
+    return [sorted(side.pile, key=_card_id) for side in state.sides]
 
 
 def seeds_for(log: dict, count: int, tag: str = "curve") -> list[int]:
@@ -418,9 +412,9 @@ def seeds_for(log: dict, count: int, tag: str = "curve") -> list[int]:
     return [rng.getrandbits(64) for _ in range(count)]
 
 
-def _playout(state, rng, plans, odds) -> list[float]:
+def _playout(state, rng, plans, odds, piles) -> list[float]:
     """[side A's points, then its dice luck (the controls)] of one playout."""
-    world = _neutral(state, rng, odds)
+    world = _neutral(state, rng, odds, piles)
     return [_points(finish(world, plans), 0), *world.tally.luck]
 
 
@@ -429,15 +423,24 @@ def estimate(state, seeds, plans=None, half_width=HALF_WIDTH, max_pairs=MAX_PAIR
     corrected by their dice luck (control variates), the 95% interval and the playouts."""
     moments = None
     odds: dict = {}
+    piles = _fixed_piles(state)
+    next_check = MIN_PAIRS
     for seed in seeds[:max_pairs]:
-        a = _playout(state, random.Random(seed), plans, odds)
-        b = _playout(state, _Mirror(seed), plans, odds)
+        a = _playout(state, random.Random(seed), plans, odds, piles)
+        b = _playout(state, _Mirror(seed), plans, odds, piles)
         if moments is None:
             moments = Moments(len(a))
         moments.add([(x + y) / 2 for x, y in zip(a, b, strict=True)])
         n = moments.n
-        if n >= MIN_PAIRS and n % BATCH == 0 and controlled(moments)[2] <= half_width:
-            break
+        if n >= next_check:
+            half = controlled(moments)[2]
+            if half <= half_width:
+                break
+            # A half-width narrows as 1 / sqrt(pairs): check next where this one says it
+            # will be narrow enough, a step at least and a little early at most.
+            need = n * (half / half_width) ** 2
+            ahead = STEP * math.ceil((LEAD * need - n) / STEP)
+            next_check = n + min(max(ahead, STEP), MAX_STEP)
     mean, low_high, _ = controlled(moments)
     return {"win_a": mean, "low": low_high[0], "high": low_high[1], "playouts": 2 * moments.n}
 

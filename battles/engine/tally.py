@@ -54,8 +54,8 @@ class Tally:
             combatants[archon.id]["rounds_on_field"] += 1
             self.sides[side.index]["archon_rounds"] += 1
 
-    def card(self, side: int, card: str, tier: int, attack: bool, landed, critical) -> None:
-        """A card resolved (`play`), with its `attack` when it is one."""
+    def card(self, side: int, card: str, tier: int, attack: bool, landed, critical, target) -> None:
+        """A card resolved (`play`) on `target`, with its `attack` when it is one."""
         row = self.cards.get(card)
         if row is None:
             row = self.cards[card] = card_totals()
