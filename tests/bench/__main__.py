@@ -3,6 +3,7 @@
 import os
 import sys
 import time
+from pathlib import Path
 
 
 def main(areas) -> None:
@@ -12,6 +13,7 @@ def main(areas) -> None:
     from tests.bench import QUICK, all_benches
 
     django.setup()
+    _own_test_database()
     benches = all_benches(areas)
     if not benches:
         sys.exit(f"no benches in {', '.join(areas)}")
@@ -29,6 +31,19 @@ def main(areas) -> None:
                       f"{time.perf_counter() - start:.1f} s")  # fmt: skip
     finally:
         teardown_test_environment()
+
+
+def _own_test_database() -> None:
+    """The benches' throwaway database is not the suite's (settings: test-db.sqlite3, or
+    test_<name> on PostgreSQL), so benches and tests can run side by side (.ci/run does):
+    creating one clobbered the other's file under it."""
+    from django.db import connection
+
+    test = connection.settings_dict.setdefault("TEST", {})
+    if connection.vendor == "sqlite":
+        test["NAME"] = str(Path(__file__).resolve().parents[2] / "bench-db.sqlite3")
+    else:
+        test["NAME"] = f"bench_{connection.settings_dict['NAME']}"
 
 
 if __name__ == "__main__":
