@@ -43,11 +43,12 @@ log's own next draws are never used), with new dice. Draws count half.
   A point whose pairs all agree has the rule of three (3 / playouts) as its interval.
 - How many playouts: a plain estimate (independent playouts) needs 1.96^2 p (1 - p) / 0.03^2
   for +-3 points, 1,067 at p = 50%. On the 15-round demo battle of tests/bench/review.py
-  (Sunrise Squad vs Night Shift, seed 0) the start-of-round points took 256 to 1,184
-  playouts, about half of what plain estimates of the same points would take (7,400
-  against 14,200); the whole curve costs about 6,400 greedy battles of the same parties in
-  summary mode, and with both sides' plans rated 7,974 to 8,016 (make bench, three runs in
-  a row on a shared machine, 2026-12-06): at the issue's 8,000, not safely under it.
+  (Sunrise Squad vs Night Shift, seed 0) the start-of-round points took 192 to 736
+  playouts, about half of what plain estimates of the same points would take (7,224
+  against 14,241); the whole curve costs about 6,000-6,200 greedy battles of the same
+  parties in summary mode, and with both sides' plans rated 7,874 to 8,021 (make bench,
+  five runs on a quiet machine, 2026-12-06; the old stopping rule's 8,133 and 8,204 in
+  the same runs): at the issue's 8,000, not safely under it.
 - When both plans made are greedy's own with no Switch or summon (greedy against greedy),
   every playout from the planning state makes them too, so the planned point is the
   planning point and is not estimated again.
