@@ -238,13 +238,37 @@ def test_the_type_edge_comes_from_counted_hits_when_logs_are_at_hand():
     assert counts["battles"] == 20
     found = verdict._type_reason({}, {}, snap["chart"], ("Wild Bunch", "Cold Front"), counts)
     shares = [w / a for w, a in zip(weak, attacks, strict=True)]
-    if abs(shares[0] - shares[1]) >= verdict.TYPE_EDGE:
-        side = 0 if shares[0] > shares[1] else 1
+    side = 0 if shares[0] > shares[1] else 1
+    _, low, _ = stats.newcombe_difference(
+        weak[side], attacks[side], weak[1 - side], attacks[1 - side]
+    )
+    if abs(shares[0] - shares[1]) >= verdict.TYPE_EDGE and low > 0:
         assert found[0] == side
         assert f"{round(100 * shares[side])}% of its attacks hit a weakness" in found[1]
         assert "in the first 20 battles, replayed with their logs" in found[1]
     else:
         assert found is None
+
+
+def test_a_type_edge_that_few_attacks_could_show_by_chance_is_not_named():
+    snap = demo_snapshot("Wild Bunch", "Cold Front")
+    names = ("Wild Bunch", "Cold Front")
+
+    def counts(attacks, weak):
+        return {
+            "battles": 2,
+            "attacks": [attacks, attacks],
+            "weak": weak,
+            "pairs": [{"Blaze against Frost": weak[0]}, {"Tide against Blaze": weak[1]}],
+            "first": [0, 0],
+        }
+
+    # 40% against 20% is a gap worth saying, but 10 attacks a side could show it by chance.
+    assert verdict._type_reason({}, {}, snap["chart"], names, counts(10, [4, 2])) is None
+    side, words = verdict._type_reason({}, {}, snap["chart"], names, counts(400, [160, 80]))
+    assert side == 0
+    assert "40% of its attacks hit a weakness (Blaze against Frost), against 20%" in words
+    assert "(a gap of 20 points, 95% interval 14-26)" in words
 
 
 def test_the_reasons_come_from_the_lab_numbers_and_the_losers_start_with_against_that(
@@ -592,6 +616,9 @@ def test_a_labs_report_counts_type_weaknesses_in_the_logs_of_its_first_battles(
     counts = verdict.log_counts(logs)
     assert m.tally["replayed"] == counts
     shares = [counts["weak"][s] / counts["attacks"][s] for s in (0, 1)]
+    _, low, high = stats.newcombe_difference(
+        counts["weak"][0], counts["attacks"][0], counts["weak"][1], counts["attacks"][1]
+    )
     # Wild Bunch's Blaze and Volt meet Cold Front's Frost and Tide: the logs showed
     # 48% against 29%; these 200 battles show about as much.
     assert 0.40 < shares[0] < 0.55 and 0.22 < shares[1] < 0.35
@@ -602,7 +629,9 @@ def test_a_labs_report_counts_type_weaknesses_in_the_logs_of_its_first_battles(
         f"Wild Bunch's Types have the edge: {round(100 * shares[0])}% of its attacks hit a "
         f"weakness (Blaze against Frost, Volt against Tide), against "
         f"{round(100 * shares[1])}% the other way, in the first 200 battles, replayed with "
-        "their logs; each such hit does half as much damage again and earns a Resonance."
+        f"their logs (a gap of {round(100 * (shares[0] - shares[1]))} points, 95% interval "
+        f"{round(100 * low)}-{round(100 * high)}); each such hit does half as much damage "
+        "again and earns a Resonance."
     )
     client.force_login(alice)
     page = client.get(lab.get_absolute_url()).content.decode()

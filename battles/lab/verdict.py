@@ -30,7 +30,9 @@ Words chosen here (the issue is silent):
     Tiers (4 or 8 each), never "spends it on Tiers" when it spends little;
   - the Type edge from counted hits on weaknesses when the caller has them from battle
     logs: the lab counts (`log_counts`) the logs of its first `stats.REPLAYED` battles
-    as it runs them ("in the first 200 battles, replayed with their logs"); for a tally
+    as it runs them ("in the first 200 battles, replayed with their logs"), and names the
+    edge when the shares differ by `TYPE_EDGE` and the 95% interval of the difference
+    (Newcombe's, from two Wilson intervals) does not reach 0; for a tally
     stored before that, the share is an estimate from the Types on the field (the tally
     does not count targets), and says so;
   - the headline counts decided battles (draws left out); a "what if" counts all battles,
@@ -302,8 +304,11 @@ def log_counts(logs) -> dict:
 
 
 def _type_reason(tally, roster, chart, names, counts=None) -> tuple[int, str] | None:
+    """An edge worth saying (TYPE_EDGE) and, from counted hits, one that chance alone would
+    not give: the 95% interval of the two shares' difference does not reach 0."""
     if counts is not None:
-        shares = [_per(counts["weak"][s], counts["attacks"][s]) for s in (0, 1)]
+        weak, attacks = counts["weak"], counts["attacks"]
+        shares = [_per(weak[s], attacks[s]) for s in (0, 1)]
         pairs = [sorted(p, key=lambda k: (-p[k], k)) for p in counts["pairs"]]
         how = f"in the first {plural(counts['battles'], 'battle')}, replayed with their logs"
         about = ""
@@ -315,6 +320,16 @@ def _type_reason(tally, roster, chart, names, counts=None) -> tuple[int, str] | 
     if abs(gap) < TYPE_EDGE:
         return None
     side = 0 if gap > 0 else 1
+    if counts is not None:
+        _, low, high = stats.newcombe_difference(
+            weak[side], attacks[side], weak[1 - side], attacks[1 - side]
+        )
+        if low <= 0:
+            return None  # a gap this many attacks could show by chance
+        how += (
+            f" (a gap of {round(100 * abs(gap))} points, 95% interval"
+            f" {round(100 * low)}-{round(100 * high)})"
+        )
     example = ", ".join(pairs[side][:2])
     return side, (
         f"{possessive(names[side])} Types have the edge: {about}{whole_percent(shares[side])} "
