@@ -389,16 +389,15 @@ def _chances(entry) -> tuple[float, float, int, int]:
     )
 
 
-def _neutral(state, rng, odds: dict | None = None, piles=None):
-    """A spectator's world: the state as it is, each draw pile in a new order (and, with
-    `odds`, its dice luck counted). `piles`: each side's pile in a fixed order (its contents
-    only: the log's order is not used), as `_fixed_piles` gives them."""
+def _neutral(state, rng, odds: dict, piles: list[list]):
+    """A spectator's world: the state as it is with its dice luck counted, each draw pile
+    in a new order from `piles`, the state's piles in a fixed order (`_fixed_piles`: their
+    contents only, the log's order is not used)."""
     world = clone(state, rng)
-    for side, pile in zip(world.sides, piles or _fixed_piles(state), strict=True):
+    for side, pile in zip(world.sides, piles, strict=True):
         side.pile = list(pile)
         shuffle(rng, side.pile)
-    if odds is not None:
-        world.tally = _Luck(world, odds)
+    world.tally = _Luck(world, odds)
     return world
 
 
