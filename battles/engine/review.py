@@ -27,8 +27,9 @@ log's own next draws are never used), with new dice. Draws count half.
 - Control variates, which buy the most: each playout counts its dice luck (`_Luck`): for
   every attack, landed less its exact chance to land and critical less its exact chance
   (R4, odds.attack_odds, from the state before the roll), per side, the same weighted by
-  the share of the target's HP the blow would take, and the same over the playout's first
-  two rounds alone: ten sums. Each term
+  the share of the target's HP the blow would take, by the share of its full HP, and by
+  whether it would knock the target out, and the same over the playout's first two rounds
+  alone: fourteen sums (the last four bought a tenth fewer playouts). Each term
   has mean exactly 0, so the estimate is the pairs' mean result less its least-squares
   fit on their mean luck (the regression estimator); its interval is from the residual
   spread. The luck explains 20-70% of a result's variance (more late in the battle).
@@ -340,7 +341,12 @@ class _Luck(_Sink):
     - the same weighted by the share of its target's HP the blow would take (plain, and
       what a critical adds), one sum per side;
     - the first two sums again over the first `EARLY_ROUNDS` rounds alone (early luck
-      weighs more: the rest of the battle grows from it).
+      weighs more: the rest of the battle grows from it);
+    - the damage the blow would do as a share of its target's full HP (plain, and what a
+      critical adds), one sum per side: unlike the share of the HP left, it tells a blow
+      that takes a fresh fighter's half from one that finishes off the last few HP;
+    - whether the blow would knock its target out (plain, and what a critical adds), one
+      sum per side: a knock-out changes the field, and the battle turns on that.
     Each term has mean 0 whatever happened before it (its weight is fixed before its
     roll), so every sum has mean exactly 0 over the playouts; and they move with the
     result."""
@@ -351,21 +357,27 @@ class _Luck(_Sink):
         self.blows = world.blows
         self.by_id = world.by_id
         self.odds = odds
-        self.luck = [0.0] * 10
+        self.luck = [0.0] * 14
         self.early = world.round + EARLY_ROUNDS  # the rounds whose luck counts twice
 
     def card(self, side, card_id, tier, attack, landed, critical, target) -> None:
         if not attack:
             return
         key = (card_id, target, tier)
+        fighter = self.by_id[target]
         chances = self.odds.get(key)
         if chances is None:
-            chances = self.odds[key] = _chances(self.blows[key])
-        land = landed - chances[0]
-        crit = critical - chances[1]
-        hp = self.by_id[target].hp
-        plain = min(1.0, chances[2] / hp) if hp > 0 else 0.0
-        extra = (min(1.0, chances[3] / hp) if hp > 0 else 0.0) - plain
+            chances = self.odds[key] = _chances(self.blows[key], fighter.spec.max_hp)
+        p_land, p_critical, plain_damage, critical_damage, of_most, critical_of_most = chances
+        land = landed - p_land
+        crit = critical - p_critical
+        hp = fighter.hp
+        if hp > 0:
+            plain = min(1.0, plain_damage / hp)
+            extra = min(1.0, critical_damage / hp) - plain
+        else:
+            plain = extra = 0.0
+        fells = plain_damage >= hp
         luck = self.luck
         at = side * 2
         luck[at] += land
@@ -374,18 +386,25 @@ class _Luck(_Sink):
         if self.world.round < self.early:
             luck[6 + at] += land
             luck[7 + at] += crit
+        luck[10 + side] += of_most * land + critical_of_most * crit
+        luck[12 + side] += fells * land + ((critical_damage >= hp) - fells) * crit
 
 
-def _chances(entry) -> tuple[float, float, int, int]:
-    """A blow's exact chances to land and to be critical (R4), and its damage plain and
-    critical (R5), from its entry in the table of blows (resolve.blow)."""
+def _chances(entry, most: int) -> tuple[float, float, int, int, float, float]:
+    """A blow's exact chances to land and to be critical (R4), its damage plain and critical
+    (R5), and the same two as shares of the target's full HP (`most`), what a critical adds,
+    from its entry in the table of blows (resolve.blow)."""
     exact = attack_odds(*entry[:3])
     power, stat, mitigation, same, effect = entry[5], entry[6], entry[7], entry[8], entry[3]
+    plain = _damage(power, stat, same, effect, 0, 0, mitigation)[0]
+    critical = _damage(power, stat, same, effect, 1, 0, mitigation)[0]
     return (
         float(exact.p_land),
         float(exact.p_critical),
-        _damage(power, stat, same, effect, 0, 0, mitigation)[0],
-        _damage(power, stat, same, effect, 1, 0, mitigation)[0],
+        plain,
+        critical,
+        plain / most,
+        (critical - plain) / most,
     )
 
 
