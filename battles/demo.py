@@ -21,6 +21,8 @@ from .services import battle_run
 from .snapshot import battle_snapshot, demo_snapshot
 
 SEEDS = range(1, 5)
+# The parties balanced against each other (tests/test_demo_balance.py). First Friends, the
+# demo's Level 1 party for a newcomer's first game, is weak on purpose and not among them.
 DEMO_PARTIES = ("Sunrise Squad", "Night Shift", "Cold Front", "Wild Bunch")
 CLOSE = (0.30, 0.70)
 

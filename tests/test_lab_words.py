@@ -569,7 +569,7 @@ def test_a_field_labs_verdict_is_over_every_opponent_with_the_best_and_worst(
     merged = stats.merge_all(m.tally for m in lab.matchups.all())
     a, b = merged["wins"]
     assert f"Cold Front wins {round(100 * a / (a + b))}% of decided battles" in page
-    assert "against 3 opponents together." in page and "Best against " in page
+    assert "against 4 opponents together." in page and "Best against " in page
     assert "From 100 battles against each opponent" in page
 
 

@@ -134,7 +134,7 @@ def test_seed_demo_loads_the_demo_and_is_idempotent(db):
     assert set(Memeyori.objects.values_list("code", flat=True)) == codes
     assert Memeyori.objects.count() >= 12
     assert Archon.objects.count() == 2
-    assert Party.objects.count() == 4
+    assert Party.objects.count() == 5  # the four balanced ones and First Friends
     for m in Memeyori.objects.all():
         assert 4 <= m.cards.count() <= 8, m.name
     categories = set(Card.objects.values_list("category", flat=True))

@@ -183,7 +183,8 @@ def picker(user, party) -> Picker:
     from battles.snapshot import battle_snapshot
 
     # The party itself first: a mirror match is even when the AI plays as well as the
-    # player, and the one fair fight a newcomer with nothing near their Rank can have.
+    # player, and a fair fight for any party (a newcomer's also has the demo's First
+    # Friends, Level 1 and weak on purpose).
     others = (
         parties_for(user)
         .filter(slots__isnull=False)
