@@ -52,7 +52,8 @@ def seed_demo_battles(user) -> int:
     were made. The close one: the winner lost the most Memeyori and kept the least HP."""
     if Battle.objects.filter(owner=user, visibility=BattleVisibility.PUBLIC).count() >= 2:
         return 0
-    parties = list(Party.objects.filter(owner=user).order_by("name"))
+    # The balanced parties only: First Friends would make every battle with it a rout.
+    parties = list(Party.objects.filter(owner=user, name__in=DEMO_PARTIES).order_by("name"))
     if len(parties) < 2:
         return 0
     tried = []
