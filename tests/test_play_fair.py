@@ -182,3 +182,24 @@ def test_one_person_has_at_most_a_pickers_worth_of_estimates_waiting(
     still = again.count("(waiting its turn)")
     assert 0 < still < waiting and f"{still} more chances will be worked out" in again
     assert FairEstimate.objects.filter(requested_by=alice, done=False).count() == 5
+
+
+def test_a_newcomers_first_game_against_the_demos_first_friends_can_be_won(newcomer):
+    """Every other demo party beats a new Level 1 party in every battle, at every level;
+    First Friends (Level 1, Rank 1, weak on purpose) loses to it at Beginner."""
+    import random
+
+    from battles.engine.battle import run_summary
+    from battles.engine.model import battle_input
+    from battles.engine.policies import BEGINNER, GREEDY
+
+    seed_demo()
+    friends = Party.objects.get(owner__username="demo", name="First Friends")
+    cold_front = Party.objects.get(owner__username="demo", name="Cold Front")
+    won = {}
+    for opponent in (friends, cold_front):
+        data = battle_input(battle_snapshot(newcomer, opponent))
+        results = [run_summary(data, (GREEDY, BEGINNER), random.Random(n)) for n in range(30)]
+        won[opponent.name] = sum(r["winner"] == 0 for r in results)
+    assert won["First Friends"] >= 24, won
+    assert won["Cold Front"] == 0, won

@@ -168,3 +168,89 @@ def test_a_battle_of_policies_with_dice_of_their_own_replays_for_the_review():
     states, result = engine_review.replay_states(input_for(snap), log)
     assert len(states) >= log["result"]["rounds"] - 1
     assert result == {0: 1.0, 1: 0.0, None: 0.5}[log["result"]["winner"]]
+
+
+def _rate_playing_every_world(planning, side, made, seeds, plays):
+    """review.rate as it was before it stopped candidates early: every candidate in every
+    world of each stage (the reference the early stops must agree with)."""
+    import math
+
+    rater = review._Rater(planning, side)
+
+    def play(seed, option):
+        plays.append(1)
+        return rater.play(seed, option)
+
+    options = review.candidates(planning, side, made)
+    cut = review.SCREEN + review.SHORTLIST_MORE
+    screen, more = seeds[: review.SCREEN], seeds[review.SCREEN : cut]
+    fresh = seeds[cut : cut + review.FINAL]
+    first = [play(s, options[0]) for s in screen + more]
+    out = {"win": sum(first) / len(first), "loss": 0.0, "better": None, "better_win": None,
+           "candidates": len(options)}  # fmt: skip
+    if len(options) == 1:
+        return out
+    scores = [sum(play(s, o) for s in screen) for o in options[1:]]
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[: review.SHORTLIST]
+    for i in order:
+        scores[i] += sum(play(s, options[1 + i]) for s in more)
+    best = max(order, key=lambda i: (scores[i], -i))
+    if scores[best] <= sum(first):
+        return out
+    half = review.FINAL // 2
+    base = [play(s, options[0]) for s in fresh[:half]]
+    other = [play(s, options[1 + best]) for s in fresh[:half]]
+    if sum(other) > sum(base):
+        base += [play(s, options[0]) for s in fresh[half:]]
+        other += [play(s, options[1 + best]) for s in fresh[half:]]
+    win = sum(base) / len(base)
+    diffs = [b - a for a, b in zip(base, other, strict=True)]
+    mean = sum(diffs) / len(diffs)
+    var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+    out["win"] = win
+    if mean > 0 and mean > review.SURE * math.sqrt(var / len(diffs)):
+        out.update(loss=round(100 * mean, 1), better=options[1 + best], better_win=win + mean)
+    return out
+
+
+def test_the_rating_stops_a_candidate_only_where_no_world_left_could_change_the_outcome(
+    monkeypatch,
+):
+    data, log = _demo()
+    rounds, _ = review.replay_states(data, log)
+    everything, stopped = [], []
+    play = review._Rater.play
+
+    def counted(self, seed, option):
+        stopped.append(1)
+        return play(self, seed, option)
+
+    monkeypatch.setattr(review._Rater, "play", counted)
+    for states in rounds[:6]:
+        for side in (0, 1):
+            seeds = review.seeds_for(log, 52, f"rate/{states.round}/{side}")
+            made = states.made[side]
+            reference = _rate_playing_every_world(states.planning, side, made, seeds, everything)
+            assert review.rate(states.planning, side, made, seeds) == reference
+    # `stopped` counted the reference's plays too.
+    assert len(stopped) - len(everything) < 0.9 * len(everything)
+
+
+def test_every_dice_luck_control_averages_zero_over_the_playouts():
+    """Each control is landed (or critical) less its chance, weighted by what was known
+    before the roll: its mean over many playouts is 0 within a few standard errors."""
+    import random
+    import statistics
+
+    data, log = _demo()
+    rounds, _ = review.replay_states(data, log)
+    state = rounds[3].planning
+    odds: dict = {}
+    piles = review._fixed_piles(state)
+    rows = [review._playout(state, random.Random(n), None, odds, piles) for n in range(600)]
+    columns = list(zip(*rows, strict=True))[1:]
+    assert len(columns) == 14
+    for index, column in enumerate(columns):
+        error = statistics.stdev(column) / len(column) ** 0.5
+        assert error > 0, index
+        assert abs(statistics.mean(column)) < 4 * error, (index, statistics.mean(column), error)
