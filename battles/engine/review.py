@@ -677,6 +677,18 @@ class _Rater:
         return _points(finish(world, plans), known.me)
 
 
+def _while_it_can_pass(rater: _Rater, option: dict, seeds: list[int], score, bar) -> list:
+    """The option's results in `seeds`, played in turn while `score` plus them can still end
+    above `bar` (a world gives at most 1): once it cannot, the rest would change nothing a
+    stage of `rate` decides, so they are not played."""
+    results = []
+    for k, seed in enumerate(seeds):
+        if score + sum(results) + len(seeds) - k <= bar:
+            break
+        results.append(rater.play(seed, option))
+    return results
+
+
 def rate(planning, side_index: int, made: dict, seeds: list[int]) -> dict:
     """The plan made against the best candidate found, in this side's own sampled worlds."""
     rater = _Rater(planning, side_index)
@@ -695,27 +707,15 @@ def rate(planning, side_index: int, made: dict, seeds: list[int]) -> dict:
     if len(options) == 1:
         return out
     scores = []
-    top: list[float] = []  # the SHORTLIST best screening scores so far
+    top: list[float] = []  # the SHORTLIST best screening scores so far (earlier win ties)
     for option in options[1:]:
-        score = 0.0
-        for k, seed in enumerate(screen):
-            # A candidate that can no longer reach the shortlist (its best possible score
-            # is no more than the scores of SHORTLIST candidates before it, which win ties)
-            # is played no further: the shortlist is the one the whole screening gives.
-            if len(top) == SHORTLIST and score + len(screen) - k <= top[-1]:
-                break
-            score += rater.play(seed, option)
-        scores.append(score)
-        top = sorted([*top, score], reverse=True)[:SHORTLIST]
+        bar = top[-1] if len(top) == SHORTLIST else -math.inf
+        scores.append(sum(_while_it_can_pass(rater, option, screen, 0.0, bar)))
+        top = sorted([*top, scores[-1]], reverse=True)[:SHORTLIST]
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:SHORTLIST]
     made_score = sum(first)
     for i in order:
-        for k, seed in enumerate(more):
-            # Only a candidate that does better than the plan made can be the challenger:
-            # one that can no longer is played no further, the outcome is the same.
-            if scores[i] + len(more) - k <= made_score:
-                break
-            scores[i] += rater.play(seed, options[1 + i])
+        scores[i] += sum(_while_it_can_pass(rater, options[1 + i], more, scores[i], made_score))
     best = max(order, key=lambda i: (scores[i], -i))
     if scores[best] <= made_score:
         return out  # no candidate did better than the plan made in the same worlds
@@ -723,16 +723,11 @@ def rate(planning, side_index: int, made: dict, seeds: list[int]) -> dict:
     half = FINAL // 2
     base = [rater.play(s, options[0]) for s in fresh[:half]]
     out["win"] = sum(base) / half
-    other = []
-    for k, seed in enumerate(fresh[:half]):
-        # Futility first: a challenger no better in half the fresh worlds ends it there,
-        # as soon as the worlds left could not make it better.
-        if sum(other) + half - k <= sum(base):
-            return out
-        other.append(rater.play(seed, challenger))
-    if sum(other) > sum(base):
-        base += [rater.play(s, options[0]) for s in fresh[half:]]
-        other += [rater.play(s, challenger) for s in fresh[half:]]
+    other = _while_it_can_pass(rater, challenger, fresh[:half], 0.0, sum(base))
+    if sum(other) <= sum(base):
+        return out  # futility: no better in the first half of the fresh worlds
+    base += [rater.play(s, options[0]) for s in fresh[half:]]
+    other += [rater.play(s, challenger) for s in fresh[half:]]
     win = sum(base) / len(base)
     diffs = [b - a for a, b in zip(base, other, strict=True)]
     mean = sum(diffs) / len(diffs)
