@@ -12,6 +12,8 @@ _axe = Axe()
 
 def a11y_violations(page) -> list[str]:
     """One line per serious or critical violation: rule, impact, the first few targets."""
+    # A page still loading has no document for axe to read (a race seen under CI's load).
+    page.wait_for_load_state("load")
     results = _axe.run(page, options={"resultTypes": ["violations"]})
     lines = []
     for violation in results.response["violations"]:

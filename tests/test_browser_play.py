@@ -121,6 +121,8 @@ def test_two_players_play_three_rounds_desktop_and_phone_keyboard(
         # Alice forfeits (a confirmation first, in red), and both see the end.
         desk.goto(f"{live_server.url}{game.get_absolute_url()}")
         desk.get_by_role("link", name="Forfeit…").click()
+        # The confirmation is a page of its own: axe must not run while it loads.
+        expect(desk.get_by_role("button", name="Forfeit the game")).to_be_visible()
         screenshot(desk, "play-60-desktop-forfeit-confirm")
         desk.get_by_role("button", name="Forfeit the game").click()
         expect(desk.get_by_role("heading", name="The game is over")).to_be_visible()
