@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connections
 from django.test import AsyncClient
 
 from battles import services
@@ -43,8 +44,33 @@ def table_battle(alice, bob, types):
 def in_own_loop(coroutine_function):
     """Run the async part in a thread with its own event loop: a browser test earlier in
     the run may have left Playwright's loop running in this one."""
+
+    async def then_close_its_connections():
+        asyncio.get_running_loop().set_default_executor(_ClosingExecutor())
+        try:
+            await coroutine_function()
+        finally:
+            await sync_to_async(connections.close_all)()  # asgiref's shared thread's
+
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, coroutine_function()).result()
+        pool.submit(asyncio.run, then_close_its_connections()).result()
+
+
+class _ClosingExecutor(ThreadPoolExecutor):
+    """The streams' reads (asyncio.to_thread) close their database connections when done.
+
+    A server's threads keep theirs for the next read; a test's threads end with its loop,
+    and a connection left open in one makes PostgreSQL refuse to drop the test database.
+    """
+
+    def submit(self, fn, /, *args, **kwargs):
+        def then_close():
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                connections.close_all()
+
+        return super().submit(then_close)
 
 
 async def next_message(chunks, timeout: float = 5.0) -> str:
