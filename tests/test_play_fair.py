@@ -1,10 +1,14 @@
 """The opponent picker (issue 31.4): each opponent's Rank and Level, the player's chance at
 every AI level from a quick lab kept for next time, the gap a newcomer faces, the fair fight."""
 
+import random
+
 import pytest
 from django.urls import reverse
 
-from battles.engine.policies import LEVELS
+from battles.engine.battle import run_summary
+from battles.engine.model import battle_input
+from battles.engine.policies import BEGINNER, GREEDY, LEVELS
 from battles.play import fair, fair_tasks
 from battles.play.fair import FairEstimate, digest, in_words
 from battles.snapshot import battle_snapshot
@@ -187,12 +191,6 @@ def test_one_person_has_at_most_a_pickers_worth_of_estimates_waiting(
 def test_a_newcomers_first_game_against_the_demos_first_friends_can_be_won(newcomer):
     """Every other demo party beats a new Level 1 party in every battle, at every level;
     First Friends (Level 1, Rank 1, weak on purpose) loses to it at Beginner."""
-    import random
-
-    from battles.engine.battle import run_summary
-    from battles.engine.model import battle_input
-    from battles.engine.policies import BEGINNER, GREEDY
-
     seed_demo()
     friends = Party.objects.get(owner__username="demo", name="First Friends")
     cold_front = Party.objects.get(owner__username="demo", name="Cold Front")

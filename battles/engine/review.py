@@ -47,8 +47,8 @@ log's own next draws are never used), with new dice. Draws count half.
   (Sunrise Squad vs Night Shift, seed 0) the start-of-round points took 160 to 696
   playouts, less than half of what plain estimates of the same points would take (6,584
   against 14,288); the whole curve costs about 5,700-5,900 greedy battles of the same
-  parties in summary mode, and with both sides' plans rated 7,104 to 7,270 (make bench,
-  three runs on a quiet machine, 2026-12-06; against the issue's budget of 8,000).
+  parties in summary mode, and with both sides' plans rated 6,978 to 7,334 (make bench,
+  seven runs on a quiet machine, 2026-12-06; against the issue's budget of 8,000).
 - When both plans made are greedy's own with no Switch or summon (greedy against greedy),
   every playout from the planning state makes them too, so the planned point is the
   planning point and is not estimated again.
@@ -707,11 +707,10 @@ def rate(planning, side_index: int, made: dict, seeds: list[int]) -> dict:
     if len(options) == 1:
         return out
     scores = []
-    top: list[float] = []  # the SHORTLIST best screening scores so far (earlier win ties)
     for option in options[1:]:
-        bar = top[-1] if len(top) == SHORTLIST else -math.inf
+        # To reach the shortlist, beat the SHORTLIST-th best so far (earlier ones win ties).
+        bar = sorted(scores, reverse=True)[SHORTLIST - 1] if len(scores) >= SHORTLIST else -math.inf
         scores.append(sum(_while_it_can_pass(rater, option, screen, 0.0, bar)))
-        top = sorted([*top, scores[-1]], reverse=True)[:SHORTLIST]
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:SHORTLIST]
     made_score = sum(first)
     for i in order:
@@ -722,9 +721,9 @@ def rate(planning, side_index: int, made: dict, seeds: list[int]) -> dict:
     challenger = options[1 + best]
     half = FINAL // 2
     base = [rater.play(s, options[0]) for s in fresh[:half]]
-    out["win"] = sum(base) / half
     other = _while_it_can_pass(rater, challenger, fresh[:half], 0.0, sum(base))
     if sum(other) <= sum(base):
+        out["win"] = sum(base) / half
         return out  # futility: no better in the first half of the fresh worlds
     base += [rater.play(s, options[0]) for s in fresh[half:]]
     other += [rater.play(s, challenger) for s in fresh[half:]]
