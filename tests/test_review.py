@@ -2,6 +2,9 @@
 rated with what their side could see, and luck, on hand-built and demo battles."""
 
 import json
+import math
+import random
+import statistics
 import subprocess
 import sys
 
@@ -19,6 +22,7 @@ from tests.test_battle_engine import card, fighter, party
 pytestmark = pytest.mark.engine
 
 TIMEOUT = {"by": "timeout", "policy": "greedy", "version": 2}
+RATING_WORLDS = review.SCREEN + review.SHORTLIST_MORE + review.FINAL  # as review.review asks
 
 
 def duel():
@@ -173,8 +177,6 @@ def test_a_battle_of_policies_with_dice_of_their_own_replays_for_the_review():
 def _rate_playing_every_world(planning, side, made, seeds, plays):
     """review.rate as it was before it stopped candidates early: every candidate in every
     world of each stage (the reference the early stops must agree with)."""
-    import math
-
     rater = review._Rater(planning, side)
 
     def play(seed, option):
@@ -228,7 +230,7 @@ def test_the_rating_stops_a_candidate_only_where_no_world_left_could_change_the_
     monkeypatch.setattr(review._Rater, "play", counted)
     for states in rounds[:6]:
         for side in (0, 1):
-            seeds = review.seeds_for(log, 52, f"rate/{states.round}/{side}")
+            seeds = review.seeds_for(log, RATING_WORLDS, f"rate/{states.round}/{side}")
             made = states.made[side]
             reference = _rate_playing_every_world(states.planning, side, made, seeds, everything)
             assert review.rate(states.planning, side, made, seeds) == reference
@@ -239,9 +241,6 @@ def test_the_rating_stops_a_candidate_only_where_no_world_left_could_change_the_
 def test_every_dice_luck_control_averages_zero_over_the_playouts():
     """Each control is landed (or critical) less its chance, weighted by what was known
     before the roll: its mean over many playouts is 0 within a few standard errors."""
-    import random
-    import statistics
-
     data, log = _demo()
     rounds, _ = review.replay_states(data, log)
     state = rounds[3].planning
