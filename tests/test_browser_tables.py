@@ -16,6 +16,7 @@ from cards.services import party_set_memeyori
 
 from .browser import screenshot
 from .conftest import make_card, make_memeyori, make_party
+from .test_browser_evening import demo_battle
 from .test_browser_journeys import csp_violations, sign_up
 from .test_browser_journeys import demo as demo  # noqa: F401  (a fixture, used by name)
 
@@ -180,16 +181,7 @@ def test_a_gm_and_a_player_share_battle_grow_and_watch_together(_browser, live_s
 
 
 def test_the_viewer_keeps_focus_and_scrolls_to_the_current_event(_browser, live_server, demo):
-    from django.contrib.auth import get_user_model
-
-    from battles.services import battle_run
-    from cards.models import Party
-
-    demo_user = get_user_model().objects.get(username="demo")
-    parties = list(Party.objects.filter(owner=demo_user).order_by("name")[:2])
-    battle = battle_run(
-        owner=demo_user, party_a=parties[0], party_b=parties[1], seed=7, visibility="public"
-    )
+    battle = demo_battle()
     for size, name in ((DESKTOP, "desktop"), (PHONE, "phone")):
         page = _browser.new_context(**size).new_page()
         page.set_default_timeout(10_000)
@@ -234,16 +226,7 @@ def test_the_viewer_keeps_focus_and_scrolls_to_the_current_event(_browser, live_
 
 
 def test_without_javascript_the_viewer_shows_no_dead_controls(_browser, live_server, demo):
-    from django.contrib.auth import get_user_model
-
-    from battles.services import battle_run
-    from cards.models import Party
-
-    demo_user = get_user_model().objects.get(username="demo")
-    parties = list(Party.objects.filter(owner=demo_user).order_by("name")[:2])
-    battle = battle_run(
-        owner=demo_user, party_a=parties[0], party_b=parties[1], seed=7, visibility="public"
-    )
+    battle = demo_battle()
     context = _browser.new_context(java_script_enabled=False, **DESKTOP)
     page = context.new_page()
     page.goto(live_server.url + battle.get_absolute_url())
