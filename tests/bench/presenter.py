@@ -87,6 +87,7 @@ def _seed():
     from django.test import Client
 
     from battles import services
+    from battles.demo import DEMO_PARTIES
     from cards.demo import seed_demo
     from cards.models import Party
     from cards.tables.services import table_create
@@ -94,7 +95,7 @@ def _seed():
     seed_demo()
     gm = get_user_model().objects.get(username="demo")
     table = table_create(gm=gm, name="Bench table")
-    parties = list(Party.objects.filter(owner=gm).order_by("name")[:2])
+    parties = list(Party.objects.filter(owner=gm, name__in=DEMO_PARTIES).order_by("name")[:2])
     battle = services.battle_run(
         owner=gm, party_a=parties[0], party_b=parties[1], seed=7, table=table
     )
