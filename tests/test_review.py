@@ -1,4 +1,4 @@
-"""The game review's estimator (issue 32, battles/engine/review.py): Win% by round, plans
+"""The game review's estimator (issue 32, battles/engine/review/): Win% by round, plans
 rated with what their side could see, and luck, on hand-built and demo battles."""
 
 import json

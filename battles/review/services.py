@@ -59,7 +59,7 @@ def start(battle, user, *, rate_ai: bool = False) -> Review:
         review.status = ReviewStatus.QUEUED
         review.requested_by = user
         review.rate_ai = rate_ai
-        # A fork's review has the rounds played in the fork (engine/review.py).
+        # A fork's review has the rounds played in the fork (engine/review/states.py).
         first = battle.log.get("fork", {}).get("round", 1)
         review.done, review.total, review.error = 0, battle.rounds - first + 1, ""
         review.save()

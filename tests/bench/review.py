@@ -1,4 +1,4 @@
-"""`make bench` figures for the game review (issue 32, battles/engine/review.py).
+"""`make bench` figures for the game review (issue 32, battles/engine/review/).
 
 A 15-round demo battle (Sunrise Squad vs Night Shift, seed 0, greedy against greedy) is
 reviewed twice: its Win% curve alone, and the whole review with both sides' plans rated
