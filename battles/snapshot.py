@@ -60,13 +60,18 @@ def party_row(*, name, level, dp_sp, dp_mp, dp_draw, memeyori, archon=None, code
     }
 
 
-def snapshot(sides: list[dict], chart, types: dict | None = None) -> dict:
-    return {
+def snapshot(sides: list[dict], chart, types: dict | None = None, *, limit=None) -> dict:
+    """`limit`: R9.6's rule for the battle ("decide" or "draw", model.LIMITS); None leaves
+    it out, as every snapshot before R9.6 did (a draw at the limit)."""
+    out = {
         "format": SNAPSHOT_FORMAT,
         "chart": sorted([a, d, e] for (a, d), e in chart.items()),
         "types": types or {},
         "sides": sides,
     }
+    if limit is not None:
+        out["limit"] = limit
+    return out
 
 
 def _character_from_model(character) -> dict:
@@ -87,8 +92,9 @@ def _character_from_model(character) -> dict:
     )
 
 
-def battle_snapshot(party_a, party_b) -> dict:
-    """Read both parties (with characters, cards and the chart) from the database."""
+def battle_snapshot(party_a, party_b, *, limit=None) -> dict:
+    """Read both parties (with characters, cards and the chart) from the database; `limit`,
+    the battle's R9.6 rule (see `snapshot`)."""
     from django.db.models import Prefetch
 
     from cards.models import Card, Party, PartySlot, Type, type_chart
@@ -122,10 +128,10 @@ def battle_snapshot(party_a, party_b) -> dict:
     types = {
         t.name: {"slug": t.slug, "symbol": t.symbol, "colour": t.colour} for t in Type.objects.all()
     }
-    return snapshot(sides, type_chart(), types)
+    return snapshot(sides, type_chart(), types, limit=limit)
 
 
-def demo_snapshot(name_a: str, name_b: str) -> dict:
+def demo_snapshot(name_a: str, name_b: str, *, limit=None) -> dict:
     """Two demo parties from cards/data/demo.json, without a database (tests and bench)."""
     data = json.loads(DEMO_FILE.read_text(encoding="utf-8"))
     chars = {}
@@ -160,4 +166,4 @@ def demo_snapshot(name_a: str, name_b: str) -> dict:
         t["name"]: {"slug": t["name"].lower(), "symbol": t["symbol"], "colour": t["colour"]}
         for t in data["types"]
     }
-    return snapshot(sides, chart, types)
+    return snapshot(sides, chart, types, limit=limit)

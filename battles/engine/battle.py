@@ -58,6 +58,7 @@ class Engine:
     did (every stored and lab battle replays so)."""
 
     own_draws = False  # a class default: copies made with object.__new__ (review) read it
+    limit = None  # R9.6's rule (BattleInput.limit); the same default for such copies
 
     def __init__(
         self, data: BattleInput, policies, rng: random.Random, *, summary=False, own_draws=False
@@ -66,6 +67,7 @@ class Engine:
         self.policies = policies
         self.rng = rng
         self.own_draws = own_draws
+        self.limit = data.limit
         # Where the battle's generator started: the root of the policies' own dice (and of
         # own draws), taken only when needed (a copy of the state is some 10 us).
         own = own_draws or any(getattr(p, "dice", "battle") == "own" for p in policies)
@@ -232,7 +234,7 @@ class Engine:
                     break
             end.round_end(self)
         if winner is False:
-            winner = None  # R9: after 30 rounds the battle is a draw
+            winner = end.at_limit(self)  # R9.6, or a draw at the limit
         self.emit("end", winner=winner)
         return {"winner": winner, "rounds": self.round, "growth": end.growth(self, winner)}
 
@@ -301,6 +303,9 @@ def run_battle(data: BattleInput, policies, rng: random.Random, *, seed=None) ->
     if versions != [1, 1]:
         # Only when a later version played, so logs of version 1 stay as they always were.
         log["policy_versions"] = versions
+    if data.limit is not None:
+        # R9.6's rule, written only since R9.6, so every earlier log stays byte-identical.
+        log["limit"] = data.limit
     log.update(
         {
             "sides": side_records(data),

@@ -136,7 +136,8 @@ class View:
     2, whose stored battles replay as they were played) and by `played.check_plan`."""
 
     __slots__ = (
-        "side", "enemies", "enemy_ids", "chart", "round", "owners", "memo", "scratch", "_engine"
+        "side", "enemies", "enemy_ids", "chart", "round", "owners", "memo", "scratch", "_engine",
+        "limit",
     )  # fmt: skip
 
     def __init__(self, engine, side, enemies, round_no, enemy_ids=None):
@@ -146,6 +147,7 @@ class View:
         self.enemy_ids = tuple([e.id for e in enemies]) if enemy_ids is None else enemy_ids
         self.chart = engine.chart
         self.round = round_no
+        self.limit = engine.limit  # R9.6's rule, which near_limit.py plays for
         self.owners = engine.owners
         # A policy's scratch table for the whole battle: specs are frozen, so what it
         # derives from them (expected damage per card and target) never goes stale.

@@ -18,7 +18,8 @@ of its record like any played game:
    (Engine.policy_rng) now start from the fork's generator too.
 3. The battle goes on as a played battle from round N with the fork's own policies and
    plans: its round numbers continue from N (a fork from round 3 plans round 3 first), and
-   it still ends after round 30 (R9).
+   it still ends after round 30, where R9.6 decides under its origin's rule (the
+   snapshot's `limit`: a fork plays with its origin's input).
 
 Nothing is kept between forks: each one builds its engine from its own record.
 """

@@ -49,6 +49,7 @@ from .damage import damage, heal_power, type_multiplier
 from .field import DISMISSED, FIELD, STORED, View
 from .greedy1 import FREE, _matchups, _score_matchup
 from .model import ARCHON_SUMMON_COST, RESONANCE_MAX, TIER_COST
+from .near_limit import summon_for_the_limit
 from .odds import attack_odds
 
 VERSION = 2
@@ -272,7 +273,10 @@ def switch(view: View, rng):
 
 
 def summon(view: View, rng) -> bool:
-    """Only with the summon and the next four rounds' upkeep in hand."""
+    """Only with the summon and the next four rounds' upkeep in hand; near a round limit
+    that decides (R9.6), whenever the upkeep to the limit is covered (near_limit.py)."""
+    if summon_for_the_limit(view):
+        return True
     return view.side.resonance >= ARCHON_SUMMON_COST + SUMMON_UPKEEP_ROUNDS * UPKEEP
 
 

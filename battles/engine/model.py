@@ -14,6 +14,12 @@ ARCHON_SUMMON_COST = 8
 RESONANCE_MAX = 16
 FIELD_SIZE = 3
 MAX_ROUNDS = 30
+# R9.6: what happens when round 30 ends with both sides standing. "decide": the round limit
+# decides (more conscious combatants, else the larger HP share, else a draw); "draw": a
+# draw at the limit, chosen by a table's GM or whoever starts the battle. None: a battle
+# whose input was recorded before R9.6, a draw at the limit too (and its log says nothing).
+LIMIT_DECIDE, LIMIT_DRAW = "decide", "draw"
+LIMITS = (LIMIT_DECIDE, LIMIT_DRAW)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +98,7 @@ class PartySpec:
 class BattleInput:
     sides: tuple[PartySpec, PartySpec]
     chart: dict  # {(attacking type, defending type): "weak" | "strong"}; absent is neutral
+    limit: str | None = LIMIT_DECIDE  # R9.6's rule (LIMITS), None before R9.6 (a draw)
 
 
 def _card(holder_id: str, number: int, row: dict) -> CardSpec:
@@ -158,4 +165,9 @@ def battle_input(snapshot: dict) -> BattleInput:
             )
         )
     chart = {(a, d): effect for a, d, effect in snapshot["chart"] if effect != "neutral"}
-    return BattleInput(sides=(sides[0], sides[1]), chart=chart)
+    # The snapshot is the battle's input and carries its R9.6 rule; one without was taken
+    # before R9.6, and its battle stays a draw at the limit.
+    limit = snapshot.get("limit")
+    if limit is not None and limit not in LIMITS:
+        raise ValueError(f"unknown round limit rule {limit!r}")
+    return BattleInput(sides=(sides[0], sides[1]), chart=chart, limit=limit)

@@ -605,7 +605,7 @@ class Played:
     def _finish(self, winner, forfeited) -> dict:
         engine, data, seed, recorded = self.engine, self.data, self.seed, self.recorded
         if winner is False:
-            winner = None  # R9: after 30 rounds the battle is a draw
+            winner = end.at_limit(engine)  # R9.6, or a draw at the limit
         engine.emit("end", winner=winner)
         result = {"winner": winner, "rounds": engine.round, "growth": end.growth(engine, winner)}
         log = {
@@ -616,6 +616,8 @@ class Played:
         }
         if engine.own_draws:
             log["draws"] = "own"
+        if data.limit is not None:
+            log["limit"] = data.limit  # R9.6's rule, written only since R9.6
         log |= {
             "sides": side_records(data),
             "events": engine.events,

@@ -86,7 +86,7 @@ def finish(world, plans=None) -> int | None:
             return winner
         end.round_end(world)
         if world.round >= MAX_ROUNDS:
-            return None  # R9: after 30 rounds the battle is a draw
+            return end.at_limit(world)  # R9.6 under the battle's rule, or a draw
         world.round += 1
         start.round_start(world)
         winner = end.winner(world)

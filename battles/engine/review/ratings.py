@@ -151,11 +151,13 @@ class _Rater:
     def __init__(self, planning, side_index: int):
         self.view = planning_views(clone(planning, random.Random(0)))[side_index]
         self.known = _Known(self.view, random.Random(0), 0)
+        self.limit = planning.limit  # R9.6: the worlds end as the battle would
 
     def play(self, seed: int, candidate: dict) -> float:
         """The candidate's result for this side in one sampled world (1, 0.5 or 0)."""
         known = self.known
         world = _world(known, seed)
+        world.limit = self.limit
         me = world.sides[known.me]
         enemy = world.sides[1 - known.me]
         enemy_field = tuple(EnemyView(f.id, f.spec, f.hp) for f in enemy.field())

@@ -71,6 +71,7 @@ def clone(real, rng: random.Random):
     world.policies = (GREEDY, GREEDY)
     world._origin, world._dice_root = real._origin, real._dice_root
     world.own_draws = real.own_draws
+    world.limit = real.limit
     by_id = {}
     sides = []
     for real_side in real.sides:
@@ -166,7 +167,7 @@ def replay_states(data: BattleInput, log: dict) -> tuple[list[RoundStates], floa
                 break
         end.round_end(engine)
     if winner is False:
-        winner = None
+        winner = end.at_limit(engine)  # R9.6 under the battle's rule, or a draw
     expected = log["result"]["winner"]
     if winner != expected or engine.round != log["result"]["rounds"]:
         raise ValueError(
