@@ -1,13 +1,32 @@
+import uuid
+
 from django import forms
 
 from cards.models import Table
 
 from .engine.policies import LEVELS
 from .models import BattleVisibility
-from .services import SEED_MAX, growth_refusal, parties_for, random_seed
+from .services import SEED_MAX, growth_refusal, limit_refusal, parties_for, random_seed
 
 # The AI levels, weakest first, each with its one line (engine.policies.LEVELS).
 POLICY_CHOICES = [(name, f"{label}: {line}") for name, (label, line) in LEVELS.items()]
+
+
+# R9.6's choice, on every form that starts a battle or a game (here, play and the lab).
+DRAW_AT_LIMIT = {
+    "label": "A draw at the limit",
+    "help_text": "When round 30 ends with both sides standing, a draw, as before R9.6. Left "
+    "off, the round limit decides: more combatants standing wins, then more HP left. At a "
+    "table, its GM's choice.",
+}
+
+
+def _is_uuid(value) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
 
 
 class PartyChoice(forms.ModelChoiceField):
@@ -44,6 +63,7 @@ class BattleForm(forms.Form):
     visibility = forms.ChoiceField(
         choices=BattleVisibility.choices, initial=BattleVisibility.PRIVATE
     )
+    draw_at_limit = forms.BooleanField(required=False, **DRAW_AT_LIMIT)
 
     PREFILL = ("party_a", "party_b", "seed", "policy_a", "policy_b")
 
@@ -58,6 +78,14 @@ class BattleForm(forms.Form):
         )
         if not self.is_bound:
             self.initial.setdefault("seed", random_seed())
+            # Opened from a table's page: its GM's rule at the limit, ticked or not.
+            table = (
+                self.fields["table"]
+                .queryset.filter(code__in=[c for c in [self.initial.get("table")] if _is_uuid(c)])
+                .first()
+            )
+            if table is not None:
+                self.initial.setdefault("draw_at_limit", table.draw_at_limit)
 
     def clean(self):
         data = super().clean()
@@ -79,6 +107,9 @@ class BattleForm(forms.Form):
                 )
             elif a and b and (refusal := growth_refusal(a, b)):
                 self.add_error("counts_for_growth", refusal)
+        draw = data.get("draw_at_limit")
+        if refusal := limit_refusal(table=data.get("table"), draw_at_limit=draw):
+            self.add_error("draw_at_limit", refusal)
         return data
 
 

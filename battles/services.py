@@ -19,6 +19,7 @@ from cards.models import (
 from memeyori_site import live
 
 from .engine.battle import ENGINE_VERSION
+from .engine.model import LIMIT_DECIDE, LIMIT_DRAW
 from .engine.run import simulate
 from .engine.state import round_frames
 from .models import Battle, BattleVisibility, Growth, Presentation, new_share_token
@@ -107,6 +108,24 @@ def growth_refusal(party_a: Party, party_b: Party) -> str | None:
     return None
 
 
+def limit_rule(*, table=None, draw_at_limit: bool | None = None) -> str:
+    """R9.6's rule for a new battle or game: at a table its GM's (Table.draw_at_limit),
+    elsewhere what whoever starts it chose; the round limit decides unless a draw was
+    chosen."""
+    if table is not None:
+        draw_at_limit = table.draw_at_limit
+    return LIMIT_DRAW if draw_at_limit else LIMIT_DECIDE
+
+
+def limit_refusal(*, table, draw_at_limit: bool) -> str | None:
+    """Why a choice of rule at the limit conflicts with the table's GM's, or None."""
+    if table is None or bool(draw_at_limit) == table.draw_at_limit:
+        return None
+    if table.draw_at_limit:
+        return "At this table its GM chose a draw at the limit: leave this ticked."
+    return "At this table its GM chose that the round limit decides (R9.6): leave this unticked."
+
+
 def battle_run(
     *,
     owner,
@@ -118,8 +137,11 @@ def battle_run(
     counts_for_growth: bool = False,
     visibility: str = BattleVisibility.PRIVATE,
     table: Table | None = None,
+    draw_at_limit: bool = False,
 ) -> Battle:
-    """Run a battle and save it, with its R10 growth when it counts: the whole or nothing."""
+    """Run a battle and save it, with its R10 growth when it counts: the whole or nothing.
+    At round 30 the round limit decides (R9.6), unless `draw_at_limit` (outside a table) or
+    the table's GM chose a draw at the limit (limit_rule)."""
     visible = set(
         parties_for(owner).filter(pk__in=[party_a.pk, party_b.pk]).values_list("pk", flat=True)
     )
@@ -132,7 +154,8 @@ def battle_run(
     if counts_for_growth and (refusal := growth_refusal(party_a, party_b)):
         raise ValidationError(refusal)
     with transaction.atomic():
-        snap = battle_snapshot(party_a, party_b)
+        limit = limit_rule(table=table, draw_at_limit=draw_at_limit)
+        snap = battle_snapshot(party_a, party_b, limit=limit)
         for side in snap["sides"]:
             if not side["memeyori"]:
                 raise ValidationError(f"{side['name']} needs at least one Memeyori to battle.")

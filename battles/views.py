@@ -220,6 +220,7 @@ def battle_new(request):
                 counts_for_growth=d["counts_for_growth"],
                 visibility=d["visibility"],
                 table=d["table"],
+                draw_at_limit=d["draw_at_limit"],
             )
         except ValidationError as e:
             form.add_error(None, e)

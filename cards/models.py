@@ -576,6 +576,14 @@ class Table(models.Model):
     # 256 bits; None when no invite is open (never issued, or revoked).
     invite_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
     invite_expires = models.DateTimeField(null=True, blank=True)
+    # R9.6: the GM's rule for the table's battles and games at round 30. Off, the round
+    # limit decides (more standing, then more HP); on, a draw at the limit.
+    draw_at_limit = models.BooleanField(
+        "a draw at the limit",
+        default=False,
+        help_text="When round 30 ends with both sides standing, the battle is a draw instead of "
+        "going to the side with more combatants standing, then more HP left (R9.6).",
+    )
 
     class Meta:
         ordering = ["name", "id"]

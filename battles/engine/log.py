@@ -136,11 +136,38 @@ def describe(event: dict, n: dict[str, str], sides: list[str], *, odds: bool = T
         return f"{n[event['combatant']]} is knocked out."
     if k == "fizzle":
         return f"{n[event['card']]} from {n[event['combatant']]} fizzles: {event['reason']}."
+    if k == "limit":
+        return limit_words(event, sides)
     if k == "end":
         if event["winner"] is None:
             return "The battle ends in a draw."
         return f"{sides[event['winner']]} wins."
     return k
+
+
+def limit_words(event: dict, sides: list[str]) -> str:
+    """Why a battle that reached the round limit was won or drawn (R9.6, a `limit` event)."""
+    counts, hp, full = event["conscious"], event["hp"], event["max_hp"]
+    head = f"Round {event['round']} ends with both sides standing: the round limit decides (R9.6)."
+
+    def left(i):
+        share = 100 * hp[i] / full[i] if full[i] else 0
+        return f"{sides[i]} has {hp[i]} of {full[i]} HP left ({share:.1f}%)"
+
+    if event["step"] == 1:
+        w = event["winner"]
+        return (
+            f"{head} {sides[w]} has more combatants standing, {counts[w]} to {counts[1 - w]}:"
+            f" {sides[w]} wins."
+        )
+    standing = f"Both have {plural(counts[0], 'combatant')} standing;"
+    if event["step"] == 2:
+        w = event["winner"]
+        return (
+            f"{head} {standing} {left(w)}, {left(1 - w)}: {sides[w]} wins on the larger share"
+            " of its HP."
+        )
+    return f"{head} {standing} {left(0)}, {left(1)}, the same share: a draw."
 
 
 def render_text(log: dict) -> str:

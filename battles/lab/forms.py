@@ -2,7 +2,7 @@ from django import forms
 
 from cards.models import Archon, Memeyori, visible_to
 
-from ..forms import POLICY_CHOICES, PartyChoice
+from ..forms import DRAW_AT_LIMIT, POLICY_CHOICES, PartyChoice
 from ..models import BattleVisibility
 from ..services import SEED_MAX, random_seed
 from . import services
@@ -47,6 +47,12 @@ class LabForm(forms.Form):
     )
     visibility = forms.ChoiceField(
         choices=BattleVisibility.choices, initial=BattleVisibility.PRIVATE
+    )
+    draw_at_limit = forms.BooleanField(
+        required=False,
+        label=DRAW_AT_LIMIT["label"],
+        help_text="When round 30 ends with both sides standing, a draw, as before R9.6. Left "
+        "off, the round limit decides: more combatants standing wins, then more HP left.",
     )
 
     def __init__(self, *args, user, **kwargs):

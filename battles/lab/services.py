@@ -19,7 +19,7 @@ from ..engine.policies import current_versions
 from ..engine.run import simulate
 from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility, new_share_token
-from ..services import visibility_refusal
+from ..services import limit_rule, visibility_refusal
 from ..snapshot import _character_from_model, battle_snapshot
 from . import stats
 from .models import Lab, LabBattle, LabChunk, LabMatchup, LabStatus
@@ -141,9 +141,11 @@ def _check_size(battles: int, matchups: int) -> None:
 def lab_create(
     *, owner, party_a: Party, party_b: Party | None, battles: int, seed: int,
     policy_a: str = "greedy", policy_b: str = "greedy",
-    visibility: str = BattleVisibility.PRIVATE,
+    visibility: str = BattleVisibility.PRIVATE, draw_at_limit: bool = False,
 ) -> Lab:  # fmt: skip
-    """A lab of side A against party_b, or against every party the owner can see (None)."""
+    """A lab of side A against party_b, or against every party the owner can see (None).
+    Its battles are decided at the round limit (R9.6) unless `draw_at_limit`: the rule is
+    in each matchup's snapshot, so every battle of the lab (and its what-ifs) follows it."""
     _check_party(owner, party_a)
     if party_b is not None:
         _check_party(owner, party_b)
@@ -168,7 +170,7 @@ def lab_create(
         _check_running(owner)
         matchups = []
         for opponent in opponents:
-            snap = battle_snapshot(party_a, opponent)
+            snap = battle_snapshot(party_a, opponent, limit=limit_rule(draw_at_limit=draw_at_limit))
             for side in snap["sides"]:
                 if not side["memeyori"]:
                     raise ValidationError(f"{side['name']} needs at least one Memeyori.")

@@ -111,6 +111,7 @@ def lab_new(request):
                 policy_a=d["policy_a"],
                 policy_b=d["policy_b"],
                 visibility=d["visibility"],
+                draw_at_limit=d["draw_at_limit"],
             )
         except ValidationError as e:
             form.add_error(None, e)

@@ -57,10 +57,13 @@ def _playing(row):
     return row
 
 
-def digest(side: dict, chart) -> str:
+def digest(side: dict, chart, limit=None) -> str:
     """SHA-256 of how a party plays: its snapshot side without names, codes and portraits,
-    with the type chart it plays under."""
-    text = json.dumps([_playing(side), chart], sort_keys=True, separators=(",", ":"))
+    with the type chart and the rule at the round limit (R9.6's `limit`) it plays under, so
+    an estimate made under one rule is never read for the other (those made before R9.6,
+    without a rule, are not read at all)."""
+    played = [_playing(side), chart] if limit is None else [_playing(side), chart, limit]
+    text = json.dumps(played, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -175,9 +178,11 @@ class Picker:
         return [c for o in self.opponents for c in o.choices]
 
 
-def picker(user, party) -> Picker:
+def picker(user, party, limit=None) -> Picker:
     """Every opponent `user` may send `party` against (the first OPPONENTS), at every AI
-    level, with its estimate; those not estimated yet are queued (bulk) and kept."""
+    level, with its estimate; those not estimated yet are queued (bulk) and kept. `limit`:
+    the R9.6 rule the games would be played under (the round limit decides by default)."""
+    from battles.engine.model import LIMIT_DECIDE
     from battles.engine.policies import LEVELS, POLICIES
     from battles.services import parties_for
     from battles.snapshot import battle_snapshot
@@ -193,9 +198,10 @@ def picker(user, party) -> Picker:
         .order_by("name", "pk")
     )
     rows = []  # (opponent, snapshot, its digest)
+    limit = limit or LIMIT_DECIDE
     for other in [party, *others[: OPPONENTS - 1]]:
-        snap = battle_snapshot(party, other)
-        rows.append((other, snap, digest(snap["sides"][1], snap["chart"])))
+        snap = battle_snapshot(party, other, limit=limit)
+        rows.append((other, snap, digest(snap["sides"][1], snap["chart"], limit)))
     mine = rows[0][1]["sides"][0]
     my_digest = rows[0][2]
     kept = FairEstimate.objects.filter(

@@ -8,7 +8,7 @@ the plan. The rules' own checks (services.preview_plan / submit_plan) judge the 
 
 from django import forms
 
-from battles.forms import POLICY_CHOICES, PartyChoice
+from battles.forms import DRAW_AT_LIMIT, POLICY_CHOICES, PartyChoice
 from battles.services import SEED_MAX, parties_for
 from cards.models import Party
 
@@ -63,6 +63,7 @@ class NewGameForm(forms.Form):
         help_text="Against the AI or hot-seat only; leave empty for a random one. A friend's"
         " or table game gets a seed the server draws, shown when the game ends.",
     )
+    draw_at_limit = forms.BooleanField(required=False, **DRAW_AT_LIMIT)
 
     PREFILL = ("party", "party_b", "opponent", "policy_b", "seed")
 

@@ -92,6 +92,10 @@ class Game(models.Model):
     # generator of its own for the round, so a player may Switch or summon first (PlanStage)
     # and play what that drew. True for games started since; older games replay as they were.
     own_draws = models.BooleanField(default=False)
+    # R9.6: a draw at the limit, as chosen when the game started (a table's game: its GM's
+    # rule). Read when the snapshot is taken (a friend's game: at the join), which then
+    # carries the rule its replays follow; a game started before R9.6 has none (a draw).
+    draw_at_limit = models.BooleanField(default=False)
     round = models.PositiveSmallIntegerField(default=0)  # the round being planned
     round_started_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=8, choices=GameStatus.choices, default=GameStatus.PLANNING)

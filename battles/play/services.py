@@ -13,10 +13,11 @@ from django.utils import timezone
 
 from cards.models import Party, Table, TableMembership, visible_to
 
+from ..engine.model import LIMIT_DECIDE, LIMIT_DRAW
 from ..engine.played import PLAYER, PLAYER_VERSION, check_plan, check_staged
 from ..engine.policies import POLICIES
 from ..models import new_share_token
-from ..services import SEED_MAX, random_seed
+from ..services import SEED_MAX, limit_rule, random_seed
 from ..snapshot import battle_snapshot
 from .models import TIME_LIMITS, Game, GameStatus, PlayedPlan, new_seed_salt
 from .record import TIMEOUT_POLICY, Replay, replay_game
@@ -98,8 +99,10 @@ def start_game(
     time_limit=0,
     table=None,
     user_b=None,
+    draw_at_limit: bool = False,
 ) -> Game:
-    """A new game; ValidationError says why not (and nothing is stored).
+    """A new game; ValidationError says why not (and nothing is stored). At round 30 the
+    round limit decides (R9.6), unless `draw_at_limit` or, at a table, its GM's rule.
 
     - "ai": the user's own party against any party they can see, played by `policy_b`;
     - "friend": the user's own party; the friend joins with `join_game` by the invite;
@@ -207,17 +210,23 @@ def start_game(
             table=table_obj,
             timeout_policy_version=_timeout_version(),
             own_draws=True,  # ruling 8 for everyone (issue 31): a player may stage first
+            draw_at_limit=limit_rule(table=table_obj, draw_at_limit=draw_at_limit) == LIMIT_DRAW,
         )
         if opponent == "friend":
             game.status = GameStatus.WAITING
             game.invite_token = new_share_token()
             game.save()
         else:
-            game.snapshot = battle_snapshot(party, other)
+            game.snapshot = battle_snapshot(party, other, limit=_limit(game))
             game.save()
             advance(game, Replay(game))
     game_changed(game)
     return game
+
+
+def _limit(game: Game) -> str:
+    """The R9.6 rule a new game's snapshot carries (engine/model.py LIMITS)."""
+    return LIMIT_DRAW if game.draw_at_limit else LIMIT_DECIDE
 
 
 def join_game(token: str, user, party) -> Game:
@@ -239,7 +248,7 @@ def join_game(token: str, user, party) -> Game:
         game.party_b = party
         game.name_b = party.name
         game.invite_token = None
-        game.snapshot = battle_snapshot(game.party_a, party)
+        game.snapshot = battle_snapshot(game.party_a, party, limit=_limit(game))
         game.status = GameStatus.PLANNING
         game.save()
         advance(game, Replay(game))

@@ -9,6 +9,19 @@ class TableForm(LimitsShown, forms.Form):
     description = forms.CharField(
         label="Short description", max_length=200, required=False, widget=forms.TextInput
     )
+    draw_at_limit = forms.BooleanField(
+        label="A draw at the limit",
+        required=False,
+        help_text="When round 30 ends with both sides standing, the table's battles and games "
+        "are draws, as before R9.6. Left off, the round limit decides: the side with more "
+        "combatants standing wins, then the side with more of its HP left.",
+    )
+
+
+class TableRulesForm(forms.Form):
+    """The GM's rules for the table's battles and games (R9.6's round limit)."""
+
+    draw_at_limit = TableForm.base_fields["draw_at_limit"]
 
 
 class InviteForm(forms.Form):

@@ -36,10 +36,21 @@ def is_member(table: Table, user) -> bool:
     return table.memberships.filter(user=user).exists()
 
 
-def table_create(*, gm, name: str, description: str = "") -> Table:
+def table_create(*, gm, name: str, description: str = "", draw_at_limit: bool = False) -> Table:
     with transaction.atomic():
-        table = Table.objects.create(gm=gm, name=name, description=description)
+        table = Table.objects.create(
+            gm=gm, name=name, description=description, draw_at_limit=draw_at_limit
+        )
         TableMembership.objects.create(table=table, user=gm)
+    return table
+
+
+def table_set_rules(*, table: Table, draw_at_limit: bool) -> Table:
+    """The GM's R9.6 rule for battles and games started at the table from now on (those
+    already played keep the rule they were played under: it is in their snapshot)."""
+    with transaction.atomic():
+        table.draw_at_limit = draw_at_limit
+        table.save(update_fields=["draw_at_limit"])
     return table
 
 

@@ -21,7 +21,7 @@ from ..printing.render import TooManyCards, prepare
 from ..printing.store import Render
 from ..printing.views import serve_or_wait
 from . import services
-from .forms import InviteForm, MemberForm, TableForm, TablePrintForm
+from .forms import InviteForm, MemberForm, TableForm, TablePrintForm, TableRulesForm
 
 
 def _table_for_member(request, code) -> Table:
@@ -99,8 +99,22 @@ def table_page(request, code):
             "games": table.games.exclude(status="finished").select_related("user_a", "user_b")[:20],
             "invite_url": invite_url,
             "invite_form": InviteForm(),
+            "rules_form": TableRulesForm(initial={"draw_at_limit": table.draw_at_limit}),
         },
     )
+
+
+@allow("POST")
+@login_required
+def table_rules(request, code):
+    """The GM sets the table's rule at the round limit (R9.6)."""
+    table = _table_for_gm(request, code)
+    form = TableRulesForm(request.POST)
+    if form.is_valid():
+        services.table_set_rules(table=table, **form.cleaned_data)
+        rule = "a draw" if table.draw_at_limit else "decided by R9.6"
+        messages.success(request, f"From now on, battles and games here at round 30 are {rule}.")
+    return redirect(table)
 
 
 @allow("GET", "POST")

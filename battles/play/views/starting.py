@@ -37,6 +37,7 @@ def play_new(request):
                 policy_b=d["policy_b"],
                 seed=d["seed"],
                 time_limit=d["time_limit"] or 0,
+                draw_at_limit=d["draw_at_limit"],
             )
         except ValidationError as e:
             form.add_error(None, e)
