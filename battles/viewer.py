@@ -136,11 +136,11 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
         "growth": growth if state["ended"] else [],
         "winner": state["winner"],
         "winner_name": side_names[state["winner"]] if state["winner"] is not None else None,
-        "limit_words": _limit_words(log, side_names) if state["ended"] else "",
+        "limit_words": limit_words(log, side_names) if state["ended"] else "",
     }
 
 
-def _limit_words(log: dict, side_names: list[str]) -> str:
+def limit_words(log: dict, side_names: list[str]) -> str:
     """Why the battle was won (or drawn) at the round limit (R9.6), or "" when it was not
     decided there: the log's `limit` event, right before `end`."""
     for event in log["events"][-2:]:

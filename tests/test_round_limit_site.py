@@ -117,3 +117,23 @@ def test_a_lab_runs_under_the_rule_chosen(alice, doves, lambs):
         battle = lab_services.lab_battle(lab=lab, matchup=matchup, i=0)
         assert battle.winner == (None if draw else 0)
         lab.delete()
+
+
+def test_a_game_won_at_the_limit_says_why_on_its_page(client, alice, doves, lambs):
+    from battles.play import services as play_services
+
+    client.force_login(alice)
+    data = {"party": doves.code, "opponent": "ai", "party_b": lambs.code}
+    assert (
+        client.post(reverse("play_new"), data | {"policy_b": "greedy", "seed": 5}).status_code
+        == 302
+    )
+    game = Game.objects.latest("id")
+    for round_no in range(1, 31):
+        play_services.submit_plan(game, 0, round_no, {"switch": None, "summon": False, "cards": []})
+        game.refresh_from_db()
+    assert game.status == "finished" and game.winner == 0
+    state = play_services.game_state(game, 0)
+    assert state["limit_words"].endswith("Doves has more combatants standing, 3 to 2: Doves wins.")
+    page = client.get(game.get_absolute_url()).content.decode()
+    assert state["limit_words"] in page

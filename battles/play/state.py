@@ -13,6 +13,7 @@ from ..engine.model import ARCHON_SUMMON_COST
 from ..engine.played import card_choices, switch_options
 from ..engine.run import input_for
 from ..models import Battle
+from ..viewer import limit_words
 from .models import Game, GameStatus, PlayedPlan
 from .record import Replay, replay_game
 
@@ -188,6 +189,8 @@ def side_state(game: Game, side: int, replay: Replay, state: dict | None = None)
         state["round"] = log["result"]["rounds"]
         state["winner"] = log["result"]["winner"]
         state["forfeit"] = log.get("forfeit")
+        # Why it was won (or drawn) at the round limit (R9.6), or "".
+        state["limit_words"] = limit_words(log, [s["name"] for s in log["sides"]])
         if game.battle_id is not None:
             state["battle"] = _battle_url(game)
         engine = played.engine
