@@ -137,3 +137,21 @@ def test_a_game_won_at_the_limit_says_why_on_its_page(client, alice, doves, lamb
     assert state["limit_words"].endswith("Doves has more combatants standing, 3 to 2: Doves wins.")
     page = client.get(game.get_absolute_url()).content.decode()
     assert state["limit_words"] in page
+
+
+def test_the_battle_and_lab_commands_take_a_draw_at_the_limit(doves, lambs):
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    for extra, winner in (([], 0), (["--draw-at-limit"], None)):
+        out = io.StringIO()
+        call_command("battle", "Doves", "Lambs", "--seed", "3", "--json", *extra, stdout=out)
+        log = json.loads(out.getvalue())
+        assert log["result"]["winner"] == winner
+        assert log["limit"] == ("draw" if extra else "decide")
+        out = io.StringIO()
+        call_command("lab", "Doves", "Lambs", "--battles", "4", "--seed", "1", "--json", *extra,
+                     stdout=out)  # fmt: skip
+        assert json.loads(out.getvalue())["draws"] == (4 if extra else 0)

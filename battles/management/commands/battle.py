@@ -10,7 +10,7 @@ from battles.engine.log import render_text
 from battles.engine.policies import POLICIES
 from battles.engine.run import log_json, simulate
 from battles.engine.words import plural
-from battles.services import SEED_MAX, battle_run, growth_refusal, random_seed
+from battles.services import SEED_MAX, battle_run, growth_refusal, limit_rule, random_seed
 from battles.snapshot import battle_snapshot
 from cards.models import Party, Table
 
@@ -72,6 +72,12 @@ class Command(BaseCommand):
             metavar="CODE",
             help="with --save: run the battle at this table (its GM runs it)",
         )
+        parser.add_argument(
+            "--draw-at-limit",
+            action="store_true",
+            help="a draw when round 30 ends with both sides standing, instead of R9.6's"
+            " decision (at a table: its GM's rule)",
+        )
         parser.add_argument("--list", action="store_true", help="print `ID NAME` for each party")
 
     def handle(self, *args, **options):
@@ -106,8 +112,15 @@ class Command(BaseCommand):
         if options["growth"] and (refusal := growth_refusal(a, b)):
             raise CommandError(refusal)
         table = find_table(options["table"]) if options["table"] else None
+        draw = options["draw_at_limit"]
+        if table is not None and draw and not table.draw_at_limit:
+            raise CommandError(
+                "At this table its GM chose that the round limit decides (R9.6):"
+                " leave out --draw-at-limit."
+            )
+        limit = limit_rule(table=table, draw_at_limit=draw)
         if options["jsonl"]:
-            snap = battle_snapshot(a, b)
+            snap = battle_snapshot(a, b, limit=limit)
             if not all(side["memeyori"] for side in snap["sides"]):
                 raise CommandError("Each party needs at least one Memeyori to battle.")
             for n in range(seed, seed + repeat):
@@ -126,12 +139,13 @@ class Command(BaseCommand):
                     policy_b=policies[1],
                     counts_for_growth=options["growth"],
                     table=table,
+                    draw_at_limit=draw,
                 )
             except ValidationError as e:
                 raise CommandError("; ".join(e.messages)) from e
             log = battle.log
         else:
-            snap = battle_snapshot(a, b)
+            snap = battle_snapshot(a, b, limit=limit)
             if not all(side["memeyori"] for side in snap["sides"]):
                 raise CommandError("Each party needs at least one Memeyori to battle.")
             log = simulate(snap, seed=seed, policies=policies)

@@ -8,7 +8,7 @@ from battles.engine.policies import POLICIES, current_versions
 from battles.lab import report, stats
 from battles.lab.runner import roster, run_range
 from battles.lab.services import MAX_BATTLES
-from battles.services import SEED_MAX, random_seed
+from battles.services import SEED_MAX, limit_rule, random_seed
 from battles.snapshot import battle_snapshot
 
 from .battle import find_party
@@ -79,6 +79,11 @@ class Command(BaseCommand):
             "--policy-b", choices=sorted(POLICIES), help="side B's policy (default: --policy)"
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--draw-at-limit",
+            action="store_true",
+            help="a draw when round 30 ends with both sides standing, instead of R9.6's decision",
+        )
 
     def handle(self, *args, **options):
         battles = options["battles"]
@@ -88,7 +93,7 @@ class Command(BaseCommand):
         if not 0 <= seed <= SEED_MAX:
             raise CommandError(f"--seed must be from 0 to {SEED_MAX}.")
         a, b = find_party(options["party_a"]), find_party(options["party_b"])
-        snap = battle_snapshot(a, b)
+        snap = battle_snapshot(a, b, limit=limit_rule(draw_at_limit=options["draw_at_limit"]))
         if not all(side["memeyori"] for side in snap["sides"]):
             raise CommandError("Each party needs at least one Memeyori to battle.")
         policies = (options["policy"], options["policy_b"] or options["policy"])
