@@ -65,7 +65,7 @@ class BattleForm(forms.Form):
     )
     draw_at_limit = forms.BooleanField(required=False, **DRAW_AT_LIMIT)
 
-    PREFILL = ("party_a", "party_b", "seed", "policy_a", "policy_b")
+    PREFILL = ("party_a", "party_b", "seed", "policy_a", "policy_b", "draw_at_limit")
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)

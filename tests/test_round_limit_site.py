@@ -2,6 +2,8 @@
 games and labs, the table's GM's setting, and the viewer saying why a battle was won at the
 limit."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -55,6 +57,12 @@ def test_the_viewer_says_why_the_battle_was_won_at_the_limit(client, alice, dove
     drawn = run(alice, doves, lambs, visibility="public", draw_at_limit=True)
     end = client.get(drawn.get_absolute_url(), {"round": 30, "step": 999}).content.decode()
     assert "The battle ends in a draw." in end and "round limit decides" not in end
+    # Its rematch keeps the draw at the limit; the decided battle's does not ask for one.
+    assert "draw_at_limit=on" in end
+    assert "draw_at_limit=on" not in client.get(battle.get_absolute_url()).content.decode()
+    page = client.get(reverse("battle_new"), {"draw_at_limit": "on", "party_a": doves.code})
+    box = re.search(r'<input[^>]*name="draw_at_limit"[^>]*>', page.content.decode()).group(0)
+    assert "checked" in box
 
 
 def test_the_gms_draw_at_the_limit_rules_the_tables_battles(client, alice, bob, doves, lambs):

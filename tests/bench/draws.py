@@ -8,6 +8,9 @@ mode). Goal: a demo party against itself at most 10% draws under R9.6 (66% befor
 says how many battles were won at the limit, and the ratio of the two rules' CPU time (a
 battle decided at the limit costs no more than a draw; longer battles show as more time).
 
+A second figure says whether playing for the limit pays: greedy as it is (near_limit.py)
+against greedy without it, under R9.6, seats alternated.
+
     .venv/bin/python -m tests.bench draws
 """
 
@@ -66,4 +69,41 @@ def bench_draws() -> None:
         print(f"draws: {label}, all: {100 * before:.1f}% -> {100 * after:.1f}%")
 
 
-BENCHES = [bench_draws]
+def bench_limit_play() -> None:
+    """Greedy that plays for the limit (near_limit.py: its Archon summoned near round 30
+    whenever the upkeep to the limit is covered) against greedy without it, under R9.6, on
+    each demo party against itself, seats alternated: the share of decided battles the
+    limit-aware side wins, with its 95% Wilson interval."""
+    from battles.engine import greedy
+    from battles.engine.battle import run_summary
+    from battles.engine.field import Policy
+    from battles.engine.model import LIMIT_DECIDE, battle_input
+    from battles.engine.policies import GREEDY
+    from battles.lab.stats import wilson
+    from battles.snapshot import demo_snapshot
+
+    def unaware_summon(view, rng):
+        return view.side.resonance >= greedy.ARCHON_SUMMON_COST + greedy.SUMMON_UPKEEP_ROUNDS
+
+    unaware = Policy("greedy", greedy.switch, unaware_summon, greedy.plays, GREEDY.version, "none")
+    battles = int(sized(BATTLES, 4))
+    wins = losses = 0
+    for party in SELF:
+        data = battle_input(demo_snapshot(party, party, limit=LIMIT_DECIDE))
+        for seed in range(battles):
+            seat = seed % 2
+            policies = (GREEDY, unaware) if seat == 0 else (unaware, GREEDY)
+            winner = run_summary(data, policies, random.Random(seed), seed=seed)["winner"]
+            if winner is not None:
+                wins += winner == seat
+                losses += winner != seat
+    low, high = wilson(wins, wins + losses)
+    print(
+        f"draws: greedy playing for the limit vs without, R9.6, the five demo mirrors,"
+        f" {battles} battles each: {wins} wins, {losses} losses"
+        f" ({100 * wins / max(1, wins + losses):.1f}% of decided, 95% {100 * low:.1f}-"
+        f"{100 * high:.1f}%)"
+    )
+
+
+BENCHES = [bench_draws, bench_limit_play]
