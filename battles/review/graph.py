@@ -4,7 +4,8 @@ of text beside it, spoiler-free as the viewer is (issue 32)."""
 from battles.engine.state import frame_end
 from battles.engine.words import possessive
 
-from .words import luck_sentence, pct, signed
+from . import words
+from .words import luck_sentence, pct
 
 WIDTH, HEIGHT = 400, 180
 PAD_X, PAD_Y = 40, 14
@@ -57,7 +58,7 @@ def graph(data: dict, names, *, upto: int, ended: bool, log: dict, frames: list[
         notes = []
         marked = False
         if r in told:
-            notes.append(f"the dice {signed(r['luck'][0])} points for {names[0]}")
+            notes.append(words.dice_words(r["luck"][0], names[0]))
             for s in (0, 1):
                 if r["mark"][s]:
                     marked = True
@@ -73,12 +74,12 @@ def graph(data: dict, names, *, upto: int, ended: bool, log: dict, frames: list[
         lines.append({"round": r["round"], "text": text, "notes": notes, "marked": marked})
     swings = []
     if ended:
-        for round_no in data["swings"]:
+        for round_no in words.swings(data):
             row = rows[round_no - 1]
             swings.append(
                 {
                     "round": round_no,
-                    "luck": signed(row["luck"][0]),
+                    "luck": words.signed(row["luck"][0]),
                     "step": _dice_step(log, frames, round_no),
                 }
             )
@@ -102,7 +103,9 @@ def graph(data: dict, names, *, upto: int, ended: bool, log: dict, frames: list[
         "lines": lines,
         "ended": ended,
         "swings": swings,
-        "accuracy": data["accuracy"] if ended else [None, None],
+        "accuracy": words.counted_accuracy(data) if ended else [None, None],
+        "unclaimed": words.unclaimed_accuracy(data, names) if ended else [],
+        "decided": words.decided_sentence(data, names) if ended else "",
         "luck_text": luck_sentence(data, names) if ended else "",
         "adjusted": pct(data["luck_adjusted"][0]) if ended else "",
         "result_x": x(count),
