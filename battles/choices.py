@@ -4,9 +4,21 @@ import them without importing the other."""
 
 from django.db import models
 
-from .engine.policies import POLICIES
+from .engine.played import PLAYER
+from .engine.policies import LEVELS, POLICIES
 
 POLICY_CHOICES = [(name, name) for name in POLICIES]
+
+
+def level_name(policy: str) -> str:
+    """The name a person sees for whoever plays a side (issue 41.5): the AI level's name as
+    the forms offer it ("lookahead" is the Thinker), or "Player" for a side people plan.
+    Every page, list, title and preview that names an AI asks here; the internal names stay
+    in the JSON log and the protocol, which programs read."""
+    if policy == PLAYER:
+        return "Player"
+    level = LEVELS.get(policy)
+    return level[0] if level else policy
 
 
 class BattleVisibility(models.TextChoices):

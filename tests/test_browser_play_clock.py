@@ -57,7 +57,7 @@ def test_when_the_time_runs_out_the_task_plans_for_the_absent_side_and_the_page_
         expect(page).to_have_url(re.compile(r"/watch/\?round=1$"), timeout=30_000)
         late = time.time() - deadline
         expect(page.locator(".timeouts")).to_have_text(
-            "The time ran out in round 1: the AI (greedy) planned for Night."
+            "The time ran out in round 1: the AI (Greedy) planned for Night."
         )
         screenshot(page, "clock-phone-moved-on")
         print(f"the page moved on {late:.1f} s after the deadline")

@@ -51,7 +51,7 @@ def _lab_post(client, demo, **fields):
 def test_the_lab_form_says_the_lookahead_bound_and_refuses_a_lab_beyond_it(client, alice, demo):
     client.force_login(alice)
     page = client.get(reverse("lab_new")).content.decode()
-    assert "With lookahead a lab runs at most 250 battles in all" in page
+    assert "With the Thinker a lab runs at most 250 battles in all" in page
     response = _lab_post(client, demo, battles=251)
     assert response.status_code == 400
     assert "at most 250 battles" in response.context["form"].errors["battles"][0]

@@ -301,7 +301,7 @@ def test_the_time_limit_counts_down_and_then_the_ai_plans_for_the_late_side(
     assert game.round == 2
     # The round's page says the AI planned for the absent side, once.
     watch = a.get(f"{watch_url(game)}?round=1").content.decode()
-    assert watch.count("The time ran out in round 1: the AI (greedy) planned for Sunrise.") == 1
+    assert watch.count("The time ran out in round 1: the AI (Greedy) planned for Sunrise.") == 1
 
 
 def test_a_task_at_the_deadline_resolves_the_round_when_no_page_is_open(

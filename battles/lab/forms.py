@@ -41,8 +41,9 @@ class LabForm(forms.Form):
         choices=POLICY_CHOICES,
         initial="greedy",
         label="Side B plays",
-        help_text=f"With lookahead a lab runs at most {services.MAX_LOOKAHEAD_BATTLES:,} "
-        f"battles in all ({services.MAX_LOOKAHEAD_BATTLES // 2:,} with lookahead on both "
+        help_text=f"With the {services.THINKER} a lab runs at most "
+        f"{services.MAX_LOOKAHEAD_BATTLES:,} battles in all "
+        f"({services.MAX_LOOKAHEAD_BATTLES // 2:,} with the {services.THINKER} on both "
         "sides), what one worker plays in a few minutes.",
     )
     visibility = forms.ChoiceField(

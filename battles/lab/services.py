@@ -15,6 +15,7 @@ from django.db import transaction
 
 from cards.models import VISIBILITY_ORDER, Party, visibility_rank, visible_to
 
+from ..choices import level_name
 from ..engine.policies import current_versions
 from ..engine.run import simulate
 from ..engine.state import round_frames
@@ -39,6 +40,7 @@ MAX_RUNNING = 3
 # lab with lookahead is bounded to what one worker does in about four minutes: this many
 # battles in all with lookahead on one side, half as many with it on both.
 MAX_LOOKAHEAD_BATTLES = 250
+THINKER, GREEDY = level_name("lookahead"), level_name("greedy")
 
 
 def lookahead_refusal(policies, total: int) -> str | None:
@@ -48,9 +50,9 @@ def lookahead_refusal(policies, total: int) -> str | None:
         most = MAX_LOOKAHEAD_BATTLES // sides
         where = "both sides" if sides == 2 else "one side"
         return (
-            f"With lookahead on {where} a lab runs at most {most:,} battles in all"
-            f" (this one would run {total:,}): lookahead thinks about a thousand times longer"
-            " than greedy. Lower the number, or let greedy play."
+            f"With the {THINKER} on {where} a lab runs at most {most:,} battles in all"
+            f" (this one would run {total:,}): the {THINKER} thinks about a thousand times"
+            f" longer than {GREEDY}. Lower the number, or let {GREEDY} play."
         )
     return None
 

@@ -8,6 +8,7 @@ the plan. The rules' own checks (services.preview_plan / submit_plan) judge the 
 
 from django import forms
 
+from battles.choices import level_name
 from battles.forms import DRAW_AT_LIMIT, POLICY_CHOICES, PartyChoice
 from battles.services import SEED_MAX, parties_for
 from cards.models import Party
@@ -53,8 +54,8 @@ class NewGameForm(forms.Form):
         required=False,
         empty_value=0,
         label="Time to plan each round",
-        help_text="When it runs out, the AI (greedy) plans for the side that has not, "
-        "and the log says so.",
+        help_text=f"When it runs out, the AI ({level_name('greedy')}) plans for the side that "
+        "has not, and the log says so.",
     )
     seed = forms.IntegerField(
         min_value=0,
@@ -65,7 +66,7 @@ class NewGameForm(forms.Form):
     )
     draw_at_limit = forms.BooleanField(required=False, **DRAW_AT_LIMIT)
 
-    PREFILL = ("party", "party_b", "opponent", "policy_b", "seed")
+    PREFILL = ("party", "party_b", "opponent", "policy_b", "seed", "time_limit", "draw_at_limit")
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)

@@ -12,6 +12,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from ..choices import level_name
+
 
 def new_seed_salt() -> str:
     return secrets.token_hex(32)
@@ -149,6 +151,15 @@ class Game(models.Model):
     def seed_revealed(self) -> bool:
         """May the seed be shown? A chosen one always; a drawn one when the game is over."""
         return self.seed_chosen or self.status == GameStatus.FINISHED
+
+    @property
+    def kind_label(self) -> str:
+        """ "Against the AI (Thinker)": the kind, and for an AI game its level's name."""
+        label = self.get_kind_display()
+        ai = [p for p in self.policies if p != "player"]
+        if self.kind == GameKind.AI and ai:
+            label = f"{label} ({level_name(ai[0])})"
+        return label
 
     def user_of(self, side: int):
         return self.user_a if side == 0 else self.user_b

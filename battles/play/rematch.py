@@ -9,6 +9,9 @@ never a battle of two AIs. Links that fill a start form; nothing starts until it
 
 Nobody chooses the seed of a game where a hand is hidden from another person (issue 31.1),
 so friend and table rematches are a new seed.
+
+Every other setting the start form takes goes into the link (issue 41.6: the time limit was
+left out), so a rematch posted as it is filled is the same game again.
 """
 
 from urllib.parse import urlencode
@@ -23,6 +26,14 @@ def _new(query: dict) -> str:
     return f"{reverse('play_new')}?{urlencode(query)}"
 
 
+def _settings(game: Game) -> dict:
+    """What every kind of game was started with besides its parties, seed and AI."""
+    out = {"time_limit": game.time_limit} if game.time_limit else {}
+    if game.draw_at_limit and not game.table_id:
+        out["draw_at_limit"] = "on"  # R9.6's choice; at a table the GM's rule decides
+    return out
+
+
 def links(game: Game, user) -> list[tuple[str, str]]:
     """(label, url) of each rematch this user may start; none for anyone else."""
     if not user.is_authenticated or game.party_a_id is None:
@@ -33,6 +44,7 @@ def links(game: Game, user) -> list[tuple[str, str]]:
         if game.created_by_id != user.pk or game.party_b_id is None:
             return []
         query = {"party": game.party_a.code, "opponent": game.kind, "party_b": game.party_b.code}
+        query |= _settings(game)
         if game.kind == GameKind.AI:
             query["policy_b"] = game.policy_b
         return [
@@ -45,12 +57,15 @@ def links(game: Game, user) -> list[tuple[str, str]]:
         if party is None or party.owner_id != user.pk:
             return []
         return [
-            ("Rematch: invite your friend again", _new({"party": party.code, "opponent": "friend"}))
+            (
+                "Rematch: invite your friend again",
+                _new({"party": party.code, "opponent": "friend"} | _settings(game)),
+            )
         ]
     if game.kind == GameKind.TABLE and game.table is not None and game.table.gm_id == user.pk:
         if game.party_b_id is None:
             return []
         url = reverse("play_table_new", kwargs={"table_code": game.table.code})
-        query = {"party_a": game.party_a.code, "party_b": game.party_b.code}
+        query = {"party_a": game.party_a.code, "party_b": game.party_b.code} | _settings(game)
         return [("Rematch: the same pairing", f"{url}?{urlencode(query)}")]
     return []

@@ -57,7 +57,7 @@ def play_table_new(request, table_code):
     if table is None or table.gm_id != request.user.pk:
         raise Http404
     # A rematch's link names the pairing (rematch.py).
-    prefill = {k: v for k, v in request.GET.items() if k in ("party_a", "party_b")}
+    prefill = {k: v for k, v in request.GET.items() if k in ("party_a", "party_b", "time_limit")}
     form = TableGameForm(request.POST or None, table=table, initial=prefill)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
