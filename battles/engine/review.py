@@ -105,6 +105,7 @@ from .battle import Engine
 from .dice import shuffle
 from .field import EnemyView, Policy, Side, View
 from .fork import begin_fork, record_inputs, state_at_round
+from .keyed import rng_for
 from .lookahead1 import _greedy_side, _Known, _Sink, _summon, _world
 from .model import MAX_ROUNDS, BattleInput
 from .odds import attack_odds
@@ -303,7 +304,7 @@ def _first_round(data: BattleInput, log: dict, policies) -> tuple[Engine, int]:
     fork = log.get("fork")
     own = own_draws_of(log)
     if fork is None:
-        engine = Engine(data, policies, random.Random(log["seed"]), summary=True, own_draws=own)
+        engine = Engine(data, policies, rng_for(log["seed"]), summary=True, own_draws=own)
         start.setup(engine)
         return engine, 1
     engine = state_at_round(data, fork["origin"], fork["round"])
