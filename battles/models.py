@@ -9,12 +9,41 @@ from django.urls import reverse
 
 from .choices import POLICY_CHOICES, BattleVisibility
 from .engine.battle import ENGINE_VERSION
+from .engine.keyed import KEY_HEX
 from .engine.words import plural
 
 
 def new_share_token() -> str:
     # 32 bytes: 256 bits, so share links cannot be guessed.
     return secrets.token_urlsafe(32)
+
+
+class SeedField(models.CharField):
+    """A record's seed, stored as text (issue 40.1): a whole number (a chosen seed, a
+    battle's or lab's, a game played before keys) reads back as an int, a key of 64 hex
+    digits (battles/engine/keyed.py: a played game's drawn secret) as that str, so
+    `keyed.rng_for` picks the generator from the type alone."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("max_length", KEY_HEX)
+        super().__init__(*args, **kwargs)
+
+    def deconstruct(self):
+        name, path, args, kwargs = super().deconstruct()
+        return name, "battles.models.SeedField", args, kwargs
+
+    def from_db_value(self, value, expression, connection):
+        return self.to_python(value)
+
+    def to_python(self, value):
+        if value is None or isinstance(value, int):
+            return value
+        value = str(value)
+        return value.lower() if len(value) == KEY_HEX else int(value)
+
+    def get_prep_value(self, value):
+        value = super().get_prep_value(value)
+        return None if value is None else str(value)
 
 
 class Battle(models.Model):
@@ -33,7 +62,7 @@ class Battle(models.Model):
     name_a = models.CharField(max_length=60)
     name_b = models.CharField(max_length=60)
     snapshot = models.JSONField()
-    seed = models.BigIntegerField()
+    seed = SeedField()
     policy_a = models.CharField(max_length=16, choices=POLICY_CHOICES, default="greedy")
     policy_b = models.CharField(max_length=16, choices=POLICY_CHOICES, default="greedy")
     counts_for_growth = models.BooleanField(default=False)

@@ -1,6 +1,8 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
+from memeyori_site import login
+
 from .views import accounts, builder, cards_editor, characters, exchange, parties, rules, typechart
 
 
@@ -63,7 +65,7 @@ urlpatterns = [
     path("import/confirm/", exchange.import_confirm, name="import_confirm"),
     # Accounts: Django's views; login rotates the session key, logout is POST only.
     path("accounts/signup/", accounts.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", login.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password/",

@@ -52,7 +52,7 @@ async def application(scope, receive, send):
     async def named_send(message):
         if message["type"] == "http.response.start":
             headers = [h for h in message.get("headers", []) if h[0].lower() != b"server"]
-            if message["status"] == 413:  # a body left unread (memeyori_site/bodies.py)
+            if message["status"] in (411, 413):  # a body left unread (memeyori_site/bodies.py)
                 headers.append((b"connection", b"close"))
             message = {**message, "headers": [*headers, SERVER]}
         await send(message)

@@ -3,7 +3,8 @@
 A body is read lazily, as the WSGI stream is (a2wsgi under `make serve`), and Django never
 reads past the Content-Length it was told. So a request whose Content-Length is over its
 limit is refused here, before CSRF, the rate limits or a view parse a byte of it: a 413
-with the site's page. A body without a Content-Length (chunked) is read as empty by Django.
+with the site's page. A body without a Content-Length (chunked), which Django would read as
+empty, is refused with a 411 (issue 40.5).
 
 The limit is small (BODY_MAX_BYTES) except for the URLs that take a file
 (BODY_UPLOAD_URLS: a portrait, a party's back image, an import), which may send
@@ -65,10 +66,33 @@ class BodyLimitMiddleware:
         return self.get_response(request)
 
     def process_view(self, request, view_func, view_args, view_kwargs):
+        if _undeclared_body(request):
+            return length_required(request)
         limit = body_limit(request)
         if declared_length(request) > limit:
             return too_large(request, limit)
         return None
+
+
+def _undeclared_body(request) -> bool:
+    """A body sent without a Content-Length (Transfer-Encoding: chunked): Django would read
+    it as empty and answer as if nothing was sent (issue 40.5), so it is refused."""
+    return bool(request.META.get("HTTP_TRANSFER_ENCODING")) and not request.META.get(
+        "CONTENT_LENGTH"
+    )
+
+
+def length_required(request):
+    response = error_page(
+        request,
+        411,
+        title="Send the length of what you send",
+        message="This request had a body without a Content-Length (it was sent in chunks), "
+        "so nothing was read or changed. Send it again with its length; a browser does.",
+        action_url=request.path if request.method == "POST" else "",
+        action_label="Back to the page",
+    )
+    return response
 
 
 class CappedUploadHandler(FileUploadHandler):

@@ -5,16 +5,32 @@ methods); django-ratelimit does the counting. A limited request gets a 429 page 
 when to try again, rather than a bare error.
 """
 
-import hashlib
 import ipaddress
+import logging
 import math
 import time
 from functools import cache
 
 from django.conf import settings
 from django.core.cache import cache as counts
+from django.core.cache import caches
+from django.db import DatabaseError
 from django.shortcuts import render
 from django_ratelimit.core import is_ratelimited
+
+from . import login
+
+try:
+    from redis.exceptions import RedisError
+except ImportError:  # no Redis client: the database cache counts
+    RedisError = OSError
+
+logger = logging.getLogger(__name__)
+# What an unreachable cache raises: Redis's client errors (its ConnectionError is not the
+# built-in one), a socket's, or the database cache's.
+CACHE_FAULTS = (RedisError, OSError, DatabaseError)
+# Counts in the database's cache table when the default cache (Redis) is unreachable.
+FALLBACK_CACHE = "ratelimit_fallback"
 
 
 @cache
@@ -86,15 +102,18 @@ class RateLimitMiddleware:
         if request.method not in methods:
             return None
         count, _, period = rate.partition("/")
-        if name in settings.SLIDING_RATE_LIMITS:
-            wait = _sliding_wait(request, name, int(count), PERIODS[period])
-        elif is_ratelimited(
-            request, group=f"rl:{name}", key="ip", rate=rate, method=list(methods),
-            increment=True,
-        ):  # fmt: skip
-            wait = PERIODS[period]
-        else:
-            wait = 0
+        try:
+            if name in settings.SLIDING_RATE_LIMITS:
+                wait = _sliding_wait(request, name, int(count), PERIODS[period])
+            elif is_ratelimited(
+                request, group=f"rl:{name}", key="ip", rate=rate, method=list(methods),
+                increment=True,
+            ):  # fmt: skip
+                wait = PERIODS[period]
+            else:
+                wait = 0
+        except CACHE_FAULTS:
+            wait = _without_cache(request, name, int(count), PERIODS[period])
         if not wait:
             return None
         response = render(
@@ -107,6 +126,22 @@ class RateLimitMiddleware:
         return response
 
 
+def _without_cache(request, name: str, limit: int, period: int) -> int:
+    """The wait when the counting cache is unreachable (issue 40.3: Redis down answered
+    500 on every limited URL, log-in included). A read goes on uncounted; a write (a
+    log-in, a sign-up, a start) is counted in the database's cache table instead, in
+    sliding windows, so guesses stay limited while Redis is away. If that fails too, the
+    request goes on: a limit is not worth a site that answers nothing."""
+    logger.warning("rate limit %s: the cache is unreachable", name, exc_info=True)
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return 0
+    try:
+        return _sliding_wait(request, name, limit, period, store=caches[FALLBACK_CACHE])
+    except CACHE_FAULTS:
+        logger.error("rate limit %s: the database's counts failed too", name, exc_info=True)
+        return 0
+
+
 PERIODS = {"s": 1, "m": 60, "h": 3600}
 # A sliding window is counted in this many slices of its period (issue 33.7).
 SLICES = 12
@@ -114,34 +149,40 @@ SLICES = 12
 
 def _sliding_keys(request, name: str) -> list[str]:
     """One count per key the rule names: the client's address, and the account a log-in
-    names (whether or not it exists, so a refusal says nothing about that)."""
+    names (whether or not it exists, so a refusal says nothing about that), by its name as
+    the log-in form normalises it; or, from a browser holding that account's device cookie,
+    that device (memeyori_site/login.py: strangers' tries never lock the owner out)."""
     keys = []
     for kind in settings.SLIDING_RATE_LIMITS[name]:
         if kind == "ip":
             keys.append(f"sw:{name}:{requester_address(request)}")
         elif kind == "account":
-            account = request.POST.get("username", "").strip().casefold()[:150]
-            digest = hashlib.sha256(account.encode()).hexdigest()[:32]
-            keys.append(f"sw:{name}:account:{digest}")
+            posted = request.POST.get("username", "")
+            device = login.device_of(request, posted)
+            if device is not None:
+                keys.append(f"sw:{name}:device:{device}")
+            else:
+                keys.append(f"sw:{name}:account:{login.account_digest(posted)}")
     return keys
 
 
-def _sliding_wait(request, name: str, limit: int, period: int) -> int:
+def _sliding_wait(request, name: str, limit: int, period: int, store=None) -> int:
     """0 when the request may go on, else the seconds to wait. Each key's tries are counted
     in SLICES slices of the period, and the last SLICES + 1 slices (the current one too)
     are summed: they always cover at least the whole period, so no `period` seconds
     anywhere let more than `limit` tries through, edge or not (a fixed window lets twice
     the limit through across its edge). The count is raised before it is read, so
     requests racing for the last try cannot both have it; refused tries count too."""
+    store = counts if store is None else store
     width = period / SLICES
     now = time.time()
     current = int(now // width)
     waits = []
     for key in _sliding_keys(request, name):
         slices = [f"{key}:{i}" for i in range(current - SLICES, current + 1)]
-        counts.add(slices[-1], 0, timeout=period + 2 * math.ceil(width))
-        mine = counts.incr(slices[-1])
-        held = counts.get_many(slices[:-1])
+        store.add(slices[-1], 0, timeout=period + 2 * math.ceil(width))
+        mine = store.incr(slices[-1])
+        held = store.get_many(slices[:-1])
         if sum(held.values()) + mine <= limit:
             continue
         # Free again once the oldest slice holding tries leaves the sum.

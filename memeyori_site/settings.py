@@ -222,13 +222,26 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 CACHE_KEY_PREFIX = os.environ.get("DJANGO_CACHE_KEY_PREFIX", "")
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # An unreachable Redis fails fast (issue 40.3) rather than holding a worker; the
+            # rate limits then count elsewhere (memeyori_site/ratelimit.py).
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
     }
 else:
     CACHES = {
         "default": {"BACKEND": "memeyori_site.cache.DatabaseCache", "LOCATION": "memeyori_cache"}
     }
 CACHES["default"]["KEY_PREFIX"] = CACHE_KEY_PREFIX
+# Where rate limits count a write when the default cache is unreachable (Redis down, issue
+# 40.3): the database cache's table, which `createcachetable` makes whatever the default.
+CACHES["ratelimit_fallback"] = {
+    "BACKEND": "memeyori_site.cache.DatabaseCache",
+    "LOCATION": "memeyori_cache",
+    "KEY_PREFIX": CACHE_KEY_PREFIX,
+}
 # A stored battle's viewer at one step, rendered, in each web process's memory: a battle's log
 # never changes, so a kept step is never stale and no process needs another's copy (the key
 # says what else it shows, battles/views.py). Presenter followers and a shared link's

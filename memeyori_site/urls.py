@@ -45,3 +45,4 @@ urlpatterns = [
 handler400 = "memeyori_site.errors.bad_request"
 handler403 = "memeyori_site.errors.permission_denied"
 handler404 = "memeyori_site.errors.page_not_found"
+handler500 = "memeyori_site.errors.server_error"

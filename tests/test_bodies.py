@@ -184,3 +184,38 @@ def test_a_live_stream_refuses_a_body_before_djangos_asgi_handler_spools_it():
     worker.start()
     worker.join()
     assert sent[0]["status"] == 413
+
+
+def test_a_chunked_body_without_a_length_is_refused_not_read_as_empty(client, alice):
+    """Issue 40.5: Django reads a body without Content-Length as empty, so a chunked log-in
+    was answered 200 as if nothing had been sent."""
+    response = client.generic(
+        "POST", reverse("login"), b"username=alice&password=alice-pass-123!",
+        content_type="application/x-www-form-urlencoded", HTTP_TRANSFER_ENCODING="chunked",
+        CONTENT_LENGTH="",
+    )  # fmt: skip
+    assert response.status_code == 411
+    assert "without a Content-Length" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+@pytest.mark.slow
+def test_the_served_site_answers_a_chunked_post_411_and_closes(db):
+    port = servers.free_port()
+    proc = servers.web_server(servers.site_env(), port)
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            body = b"username=alice&password=x"
+            sock.sendall(
+                b"POST /accounts/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/x-www-form-urlencoded\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n"
+                + f"{len(body):x}\r\n".encode()
+                + body
+                + b"\r\n0\r\n\r\n"
+            )
+            answer = sock.recv(65536)
+    finally:
+        servers.stop(proc)
+    assert answer.startswith(b"HTTP/1.1 411"), answer[:300]
+    assert b"\r\nconnection: close\r\n" in answer.lower()

@@ -251,6 +251,23 @@ def test_a_malformed_plan_is_refused_with_its_shape(alice, alice_party, bob_part
     assert response.status_code == 400 and response.json()["errors"] == ["The body is not JSON."]
 
 
+@pytest.mark.parametrize("name", ["play_plan", "play_stage_json"])
+@pytest.mark.parametrize("field", ["switch", "summon", "cards"])
+def test_a_lone_surrogate_is_refused_in_words_not_a_500(alice, alice_party, bob_party, name, field):
+    """Issue 40.5: the refusal quoting it could not be written as UTF-8."""
+    client = signed_in(alice)
+    game = start(client, alice_party, bob_party)
+    body = '{"round": 1, "switch": null, "summon": false, "cards": []}'
+    body = body.replace(f'"{field}": ', f'"{field}": "A1\\ud800", "x": ', 1)
+    url = reverse(name, kwargs={"code": game.code})
+    response = client.post(
+        url, body.encode(), content_type="application/json", HTTP_X_CSRFTOKEN=client.csrf
+    )
+    assert response.status_code == 400
+    assert "lone surrogate" in response.json()["errors"][0]
+    assert not PlayedPlan.objects.filter(game=game).exists()
+
+
 # -- friend games, hidden information, hot-seat ----------------------------------------------
 @pytest.fixture
 def bob_night(bob, types):

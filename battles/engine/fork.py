@@ -12,7 +12,7 @@ of its record like any played game:
    same parties, HP, statuses, hands, Resonance, MP and Archon as the origin had then.
    Everything up to there is in the origin's log, so both hands are known to anyone who
    can read it.
-2. The engine's generator is replaced by `random.Random(fork seed)`; each side's draw pile
+2. The engine's generator is replaced by `keyed.rng_for(fork seed)`; each side's draw pile
    is shuffled with it (the origin's log says what was drawn next, so its order would give
    a reader the other side's future); a `fork` event says so. The policies' own dice
    (Engine.policy_rng) now start from the fork's generator too.
@@ -24,10 +24,9 @@ of its record like any played game:
 Nothing is kept between forks: each one builds its engine from its own record.
 """
 
-import random
-
 from .dice import shuffle
 from .field import Policy
+from .keyed import rng_for
 from .model import MAX_ROUNDS, BattleInput
 from .played import Played, _rounds, inputs_from_log, own_draws_of, staged
 from .played import replay as played_replay
@@ -124,7 +123,7 @@ def begin_fork(
 ) -> None:
     """Step 2: the fork's own generator, policies and draws (Engine.own_draws, whatever its
     origin's were); each side's draw pile shuffled anew."""
-    engine.rng = random.Random(seed)
+    engine.rng = rng_for(seed)  # a fork's key, or an older fork's int seed (keyed.py)
     engine.policies = policies
     engine.own_draws = own_draws
     # Engine.__init__'s rule: a policy with dice of its own (and own draws) draws them from

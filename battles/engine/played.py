@@ -27,7 +27,6 @@ The finished log is a `memeyori-battle-log/2` log with the plan records (PROTOCO
 `by` of each `plan` event, and a `forfeit` record and event when a side gave up.
 """
 
-import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -36,6 +35,7 @@ from . import end, plan, resolve, start
 from .battle import LOG_FORMAT, Engine, side_records
 from .damage import NEUTRAL, STAB, heal_amount, type_multiplier
 from .field import DISMISSED, FIELD, KO, STORED, Policy, View
+from .keyed import rng_for
 from .model import ARCHON_SUMMON_COST, MAX_ROUNDS, TIER_COST, BattleInput
 from .odds import attack_odds, expected_damage
 from .policies import policy_version
@@ -586,7 +586,7 @@ class Played:
         self.engine = Engine(
             self.data,
             (self.recorded.policy(0), self.recorded.policy(1)),
-            random.Random(self.seed),
+            rng_for(self.seed),  # a key's stream, or Mersenne Twister for an int (keyed.py)
             own_draws=self.own_draws,
         )
         return _rounds(self.engine, self.recorded, policies, plans, forfeit, stop=stop)

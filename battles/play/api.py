@@ -43,6 +43,10 @@ def _side(request, game: Game, raw) -> int | None:
 # A plan is a few hundred bytes (a Switch, a summon, a hand's cards): a body larger than this
 # is refused before a byte of it is parsed, so no client makes the server build megabytes.
 PLAN_BODY_MAX = 16 * 1024
+LONE_SURROGATE = (
+    "The body holds a lone surrogate (a \\ud800-\\udfff escape without its pair), which is"
+    " no character: send text as UTF-8."
+)
 
 
 def _read_json(request):
@@ -58,7 +62,13 @@ def _read_json(request):
     if len(raw) > PLAN_BODY_MAX:
         return _json(too_large, status=413)
     try:
-        return json.loads(raw.decode("utf-8") or "{}")
+        body = json.loads(raw.decode("utf-8") or "{}")
+        # A lone surrogate ("\ud800" with no pair) parses, but no answer quoting it could be
+        # written as UTF-8 (issue 40.5: it was a 500): refused here, in words.
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+        return body
+    except UnicodeEncodeError:
+        return _json({"errors": [LONE_SURROGATE]}, status=400)
     except (UnicodeDecodeError, json.JSONDecodeError):
         return _json({"errors": ["The body is not JSON."]}, status=400)
     except ValueError:  # an integer of thousands of digits (Python's conversion limit)

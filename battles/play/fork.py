@@ -18,11 +18,11 @@ from django.db import transaction
 
 from ..engine.battle import ENGINE_VERSION
 from ..engine.fork import ForkRefused, fork_record, rounds_forkable
+from ..engine.keyed import new_key
 from ..engine.played import PLAYER, PLAYER_VERSION
 from ..engine.policies import POLICIES
 from ..engine.run import input_for
 from ..models import Battle
-from ..services import random_seed
 from . import services
 from .models import Game, GameKind, GameStatus, new_seed_salt
 from .record import Replay
@@ -112,7 +112,7 @@ def fork_game(
             snapshot=battle.snapshot,
             # Drawn by the server and kept until the end: the reader knows both hands at the
             # fork, never the new draw order or dice.
-            seed=random_seed(),
+            seed=new_key(),  # 256 bits (issue 40.1), kept until the game ends
             seed_chosen=False,
             seed_salt=new_seed_salt(),
             policy_a=policies[0],

@@ -9,8 +9,9 @@ the plan. The rules' own checks (services.preview_plan / submit_plan) judge the 
 from django import forms
 
 from battles.choices import level_name
+from battles.engine.keyed import KEY_HEX
 from battles.forms import DRAW_AT_LIMIT, POLICY_CHOICES, PartyChoice
-from battles.services import SEED_MAX, parties_for
+from battles.services import parties_for
 from cards.models import Party
 
 # Off, 1, 2 or 5 minutes a round (issue 17): when it runs out, greedy plans for that side.
@@ -57,9 +58,9 @@ class NewGameForm(forms.Form):
         help_text=f"When it runs out, the AI ({level_name('greedy')}) plans for the side that "
         "has not, and the log says so.",
     )
-    seed = forms.IntegerField(
-        min_value=0,
-        max_value=SEED_MAX,
+    # Text, not a number: a finished game's key (64 hex digits) replays its deal too.
+    seed = forms.CharField(
+        max_length=KEY_HEX,
         required=False,
         help_text="Against the AI or hot-seat only; leave empty for a random one. A friend's"
         " or table game gets a seed the server draws, shown when the game ends.",
@@ -76,6 +77,12 @@ class NewGameForm(forms.Form):
         self.fields["party_b"].queryset = _playable(parties_for(user)).select_related("owner")
         if not self.is_bound and "party" not in self.initial and len(own[:2]) == 1:
             self.initial["party"] = own[0].code
+
+    def clean_seed(self):
+        from .services import chosen_seed
+
+        seed = self.cleaned_data["seed"]
+        return chosen_seed(seed) if seed else ""
 
     def clean(self):
         data = super().clean()

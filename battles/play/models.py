@@ -13,16 +13,18 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ..choices import level_name
+from ..models import SeedField
 
 
 def new_seed_salt() -> str:
     return secrets.token_hex(32)
 
 
-def seed_commitment(seed: int, salt: str) -> str:
-    """SHA-256 of the seed and its salt: shown from the first round, so that when the game
-    ends (and both are shown) either player can check the deal and dice were fixed before
-    anyone planned. The salt (256 bits) keeps the seed from being found by trying them all."""
+def seed_commitment(seed: int | str, salt: str) -> str:
+    """SHA-256 of the seed (a game's key since issue 40, 64 hex digits) and its salt: shown
+    from the first round, so that when the game ends (and both are shown) either player can
+    check the deal and dice were fixed before anyone planned. The salt (256 bits) keeps an
+    older game's 32-bit seed from being found from the commitment by trying them all."""
     return hashlib.sha256(f"memeyori-seed:{seed}:{salt}".encode()).hexdigest()
 
 
@@ -76,9 +78,11 @@ class Game(models.Model):
     name_b = models.CharField(max_length=60, blank=True)
     # Taken when both parties are known (at the start, or at the friend's join): what fights.
     snapshot = models.JSONField(null=True, blank=True)
-    seed = models.BigIntegerField()
+    seed = SeedField()
     # Whoever started the game chose the seed (an AI or hot-seat game), or the server drew it
-    # and keeps it secret until the game ends (a friend or table game), with its salt.
+    # and keeps it secret until the game ends (a friend or table game), with its salt. A
+    # drawn one is a 256-bit key (64 hex digits, battles/engine/keyed.py) since issue 40;
+    # a chosen one, or a game's from before, is a whole number (random.Random).
     seed_chosen = models.BooleanField(default=True)
     seed_salt = models.CharField(max_length=64, blank=True, default="")
     # "player" for a side people plan; else the AI's policy and its version.

@@ -13,11 +13,12 @@ from django.utils import timezone
 
 from cards.models import Party, Table, TableMembership, visible_to
 
+from ..engine.keyed import KEY_HEX, is_key, new_key
 from ..engine.model import LIMIT_DECIDE, LIMIT_DRAW
 from ..engine.played import PLAYER, PLAYER_VERSION, check_plan, check_staged
 from ..engine.policies import POLICIES
 from ..models import new_share_token
-from ..services import SEED_MAX, limit_rule, random_seed
+from ..services import SEED_MAX, limit_rule
 from ..snapshot import battle_snapshot
 from .models import TIME_LIMITS, Game, GameStatus, PlayedPlan, new_seed_salt
 from .record import TIMEOUT_POLICY, Replay, replay_game
@@ -88,6 +89,27 @@ def _timeout_version() -> int:
     return POLICIES[TIMEOUT_POLICY].version
 
 
+SEED_REFUSED = (
+    f"The seed is a whole number from 0 to {SEED_MAX}, or a finished game's key"
+    f" ({KEY_HEX} hex digits)."
+)
+
+
+def chosen_seed(seed) -> int | str:
+    """A seed a player typed, to replay a deal: a whole number (Mersenne Twister), or the key
+    a finished game revealed (battles/engine/keyed.py)."""
+    text = str(seed).strip().lower()
+    if is_key(text):
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValidationError(SEED_REFUSED) from None
+    if not 0 <= value <= SEED_MAX:
+        raise ValidationError(SEED_REFUSED)
+    return value
+
+
 def start_game(
     *,
     user,
@@ -130,15 +152,9 @@ def start_game(
             " when the game ends, so that nobody can know the other side's cards: leave"
             " the seed empty."
         )
-    if not chosen:
-        seed = random_seed()
-    else:
-        try:
-            seed = int(seed)
-        except (TypeError, ValueError):
-            raise ValidationError(f"The seed is a whole number from 0 to {SEED_MAX}.") from None
-        if not 0 <= seed <= SEED_MAX:
-            raise ValidationError(f"The seed is a whole number from 0 to {SEED_MAX}.")
+    # A drawn seed is a 256-bit key (issue 40.1): 32 bits could be searched from one
+    # opening hand and one round's dice. A chosen one stays what the player typed.
+    seed = chosen_seed(seed) if chosen else new_key()
     visible = Party.objects.filter(visible_to(user))
     table_obj = None
     users = (user, None)

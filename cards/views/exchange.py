@@ -57,7 +57,9 @@ def import_preview(request):
             plan = exchange.import_parse(_read(form), owner=request.user)
         except exchange.ImportRefused as error:
             form.add_error(None, str(error))
-    return render(request, "cards/import.html", {"form": form, "plan": plan})
+    # A refused file is a 400, as /import/confirm/ answers one (issue 40.5).
+    status = 400 if form.errors else 200
+    return render(request, "cards/import.html", {"form": form, "plan": plan}, status=status)
 
 
 @require_post

@@ -351,4 +351,69 @@ def bench_viewer() -> None:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
-BENCHES = [bench_engine, bench_viewer]
+def bench_keyed() -> None:
+    """Issue 40.1: complete played games (greedy vs greedy, own draws, as a game started
+    today plays) with a key's stream (battles/engine/keyed.py) against the same pairings
+    with Mersenne Twister, interleaved, best of three in CPU time. The two generators deal
+    different games, so the ratio is of time per round played (goal: <= 1.10)."""
+    import hashlib
+
+    from battles.engine import played
+    from battles.engine.policies import GREEDY
+
+    inputs = _demo_inputs()
+    n = sized(240, 4)
+    ints = list(range(40_000, 40_000 + n))
+    keys = [hashlib.sha256(b"bench-key-%d" % i).hexdigest() for i in range(n)]
+
+    def games(seeds):
+        rounds = 0
+        for i, seed in enumerate(seeds):
+            game = played.play(inputs[i % len(inputs)], (GREEDY, GREEDY), seed, {}, own_draws=True)
+            rounds += game.log["result"]["rounds"]
+        return rounds
+
+    games(ints[: len(inputs)])  # cold memos out of the timings
+    best = {"mt": float("inf"), "keyed": float("inf")}
+    rounds = {}
+    for _ in range(sized(3)):
+        for name, seeds in (("mt", ints), ("keyed", keys)):
+            start = time.process_time()
+            rounds[name] = games(seeds)
+            best[name] = min(best[name], time.process_time() - start)
+    per_round = {name: best[name] / rounds[name] for name in best}
+    # The generator alone, less noisy than two sets of different games: a game's draws
+    # (counted on the Mersenne games) from a fresh generator of each kind, as a share of a
+    # Mersenne game's time.
+    from battles.engine.keyed import FLOATS, KeyedRandom
+
+    floats = 0
+    for i in range(len(inputs)):
+        game = played.play(inputs[i], (GREEDY, GREEDY), keys[i], {}, own_draws=True)
+        where = game.engine.rng.getstate()[1]  # (key words..., block, drawn in it, ...)
+        floats += where[4] * FLOATS + where[5]
+
+    def draws(make):
+        start = time.process_time()
+        for seed in keys:
+            draw = make(seed).random
+            for _ in range(floats // len(inputs)):
+                draw()
+        return time.process_time() - start
+
+    alone = {"mt": float("inf"), "keyed": float("inf")}
+    for _ in range(sized(3)):
+        alone["mt"] = min(alone["mt"], draws(lambda key: random.Random(int(key[:8], 16))))
+        alone["keyed"] = min(alone["keyed"], draws(KeyedRandom))
+    print(
+        f"battles: keyed dice: {n} played greedy games (own draws) {n / best['keyed']:,.0f}/s"
+        f" with a key, {n / best['mt']:,.0f}/s with random.Random, of CPU time"
+        f" ({rounds['keyed'] / n:.1f} and {rounds['mt'] / n:.1f} rounds on average):"
+        f" keyed/Mersenne time per round {per_round['keyed'] / per_round['mt']:.3f}"
+        f" (goal <= 1.10); a game's {floats // len(inputs)} draws from a fresh generator"
+        f" add {(alone['keyed'] - alone['mt']) / best['mt']:+.1%} to a game's time with a key"
+        f" ({alone['keyed'] / alone['mt']:.1f}x Mersenne's draws)"
+    )
+
+
+BENCHES = [bench_engine, bench_viewer, bench_keyed]

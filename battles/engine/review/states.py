@@ -17,6 +17,7 @@ from .. import end, plan, resolve, start
 from ..battle import Engine
 from ..field import Policy, Side
 from ..fork import begin_fork, record_inputs, state_at_round
+from ..keyed import rng_for
 from ..lookahead1 import _Sink
 from ..model import MAX_ROUNDS, BattleInput
 from ..played import _Plans, is_played, open_round, own_draws_of
@@ -185,7 +186,7 @@ def _first_round(data: BattleInput, log: dict, policies) -> tuple[Engine, int]:
     fork = log.get("fork")
     own = own_draws_of(log)
     if fork is None:
-        engine = Engine(data, policies, random.Random(log["seed"]), summary=True, own_draws=own)
+        engine = Engine(data, policies, rng_for(log["seed"]), summary=True, own_draws=own)
         start.setup(engine)
         return engine, 1
     engine = state_at_round(data, fork["origin"], fork["round"])
