@@ -2,29 +2,37 @@
 (issues 31.4, 39.1, 41.3, 41.4).
 
 For the party a player picks, every party they may fight (itself, a mirror match, then
-the first others they can see, OPPONENTS in all) gets one measurement: BATTLES battles of
-greedy against greedy, sides alternated so neither seat helps (the pairing: how the two
-parties compare when both are played carefully). The player's chance against the AI at
-every level is then predicted from it and the levels' ratings (levels.py: one strength
-scale, fitted once from AI-against-AI battles, kept in levels.json): no battle of any
-other level is played for a picker. One visit costs at most OPPONENTS x BATTLES greedy
-battles (1,800), once for every user: measurements are kept, keyed by what decides a
-battle and nothing else: (party digest, opponent digest, greedy, its version). A party's
-digest covers its side of the snapshot without names, codes or portraits, and the type
-chart, so a renamed party keeps its measurements and a changed card gets new ones.
+the first others they can see, OPPONENTS in all) gets a few quick measurements: the
+player's side played by greedy (the nearest thing to a careful player the site has)
+against each cheap level (BATTLES_BY_POLICY: greedy itself, Beginner, Coin Flipper), sides
+alternated so neither seat helps. The Thinker, whose battles cost about 600 greedy ones,
+is never played for a picker: its chance is predicted from the greedy-against-greedy
+measurement and the levels' ratings (levels.py: one strength scale, fitted once from
+AI-against-AI battles, kept in levels.json). Why measure the cheap levels instead of
+predicting them too: the ratings alone missed Beginner and Coin Flipper by more than 10
+points on 7 and 5 of 20 kept-out pairings (tests/bench/levels.py), because how much a weak
+level loses by depends on the parties (a party with few choices plays as well at random);
+measuring them costs less than greedy's battles.
+
+One visit plays at most OPPONENTS x sum(BATTLES_BY_POLICY) battles, under 2,000 greedy
+battles' time (tests/bench/budget.py measures it), once for every user: measurements are
+kept, keyed by what decides a battle and nothing else: (party digest, opponent digest,
+policy, version). A party's digest covers its side of the snapshot without names, codes or
+portraits, and the type chart, so a renamed party keeps its measurements and a changed
+card gets new ones.
 
 Measurements run as tasks on the bulk queue (`estimate_chance`), a person's taking turns
 with everyone else's bulk work (`dispatch`: at most QUEUED_PER_PERSON of theirs in the task
 queue at once, issue 39.4); the page shows the parties' Rank and Level meanwhile.
 
 Words: "about 1 in 5" for the chance of winning (`in_words`). A fair fight (issue 41.4) is
-one the prediction gives the player FAIR_LOW-FAIR_HIGH of the decided battles and fewer
-than FAIR_DRAWS draws; the closest to even of those is offered, and none when none is.
+one that gives the player FAIR_LOW-FAIR_HIGH of the decided battles and fewer than
+FAIR_DRAWS draws; the closest to even of those is offered, and none when none is.
 """
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import transaction
@@ -37,12 +45,13 @@ from .fair_tasks import estimate_chance
 from .models import FairEstimate
 
 OPPONENTS = 12  # parties measured for one picker: its own, then the first others it sees
-BATTLES = 150  # per pairing measurement: greedy against greedy (levels.py predicts the rest)
-MEASURED_BY = "greedy"  # the policy both sides of a measurement play (levels.ANCHOR)
+# Battles per measurement, greedy for the player against each level played for a picker;
+# the others (the Thinker) are predicted from greedy's and the ratings (levels.predict).
+BATTLES_BY_POLICY = {"greedy": 80, "beginner": 60, "random": 60}
 # Measurements one person may have asked for and not yet had played: one picker's worth.
 # A person who opens the picker for party after party has the rest asked for as theirs
 # finish (the picker keeps asking while any wait), so nobody fills the bulk queue alone.
-PENDING_PER_PERSON = OPPONENTS
+PENDING_PER_PERSON = OPPONENTS * len(BATTLES_BY_POLICY)
 # Of those, in the task queue at once: each one played queues the person's next, at the
 # back, so people's bulk work takes turns (as the lab's chunks do, lab/tasks.py).
 QUEUED_PER_PERSON = 2
@@ -167,10 +176,15 @@ class Choice:
         return o is not None and FAIR_LOW <= o.decided <= FAIR_HIGH and o.drawn < FAIR_DRAWS
 
 
-def _predicted(estimate: FairEstimate | None, policy: str, ratings: dict):
-    if estimate is None or not estimate.done or policy not in ratings:
+def _outcome(measured: dict, policy: str, ratings: dict) -> levels.Outcome | None:
+    """A level's chance from its own measurement, or predicted from greedy's (levels.py)."""
+    own = measured.get(policy)
+    if own is not None:
+        return own.outcome if own.done else None
+    greedy = measured.get(levels.ANCHOR)
+    if greedy is None or not greedy.done or policy not in ratings:
         return None
-    return levels.predict(estimate.wins, estimate.losses, estimate.draws, policy, ratings)
+    return levels.predict(greedy.wins, greedy.losses, greedy.draws, policy, ratings)
 
 
 @dataclass
@@ -181,11 +195,16 @@ class Opponent:
     gap: str
     choices: list[Choice]
     mirror: bool  # the player's own party, against itself
-    estimate: FairEstimate | None = None  # the pairing's measurement
+    measured: dict = field(default_factory=dict)  # policy -> FairEstimate
 
     @property
     def measuring(self) -> bool:
-        return self.estimate is not None and not self.estimate.done
+        return any(not e.done for e in self.measured.values())
+
+    @property
+    def asked(self) -> bool:
+        """Whether every measurement of this opponent has been asked for."""
+        return len(self.measured) == len(BATTLES_BY_POLICY)
 
 
 @dataclass
@@ -196,7 +215,7 @@ class Picker:
     opponents: list[Opponent]
     fair: Choice | None  # the fair fight closest to even, if any is fair
     pending: int  # measurements still being played
-    waiting: int = 0  # not asked for yet: the person has PENDING_PER_PERSON pending
+    waiting: int = 0  # measurements not asked for yet: the person has enough pending
     rated: bool = True  # the levels have kept ratings (levels.json)
 
     @property
@@ -232,15 +251,14 @@ def picker(user, party) -> Picker:
         rows.append((other, snap, digest(snap["sides"][1], snap["chart"])))
     mine = rows[0][1]["sides"][0]
     my_digest = rows[0][2]
-    version = POLICIES[MEASURED_BY].version
     found = {
-        e.opponent_digest: e
+        (e.opponent_digest, e.policy): e
         for e in FairEstimate.objects.filter(
             party_digest=my_digest,
             opponent_digest__in=[r[2] for r in rows],
-            policy=MEASURED_BY,
-            version=version,
+            policy__in=list(BATTLES_BY_POLICY),
         )
+        if e.version == POLICIES[e.policy].version
     }
     ratings = level_ratings()
     now = timezone.now()
@@ -256,42 +274,47 @@ def picker(user, party) -> Picker:
                 - FairEstimate.objects.filter(requested_by=user, done=False).count()
             )
         for other, snap, their_digest in rows:
-            estimate = found.get(their_digest)
-            if not queue:
-                pass  # no worker to play a new one (_has_queue)
-            elif estimate is None and room <= 0:
-                waiting += 1
-            elif estimate is None:
-                estimate, created = FairEstimate.objects.get_or_create(
-                    party_digest=my_digest,
-                    opponent_digest=their_digest,
-                    policy=MEASURED_BY,
-                    version=version,
-                    defaults={
-                        "snapshot": snap,
-                        "battles": BATTLES,
-                        "requested_by": user,
-                        "in_queue": False,
-                    },
-                )
-                room -= created
-            elif not estimate.done and estimate.in_queue and now - estimate.queued > STALE:
-                # Lost (a queue emptied by hand): asked for again, as the person's own.
-                FairEstimate.objects.filter(pk=estimate.pk).update(
-                    in_queue=False, requested_by=user
-                )
+            measured = {}
+            for name, battles in BATTLES_BY_POLICY.items():
+                estimate = found.get((their_digest, name))
+                if not queue:
+                    pass  # no worker to play a new one (_has_queue)
+                elif estimate is None and room <= 0:
+                    waiting += 1
+                elif estimate is None:
+                    estimate, created = FairEstimate.objects.get_or_create(
+                        party_digest=my_digest,
+                        opponent_digest=their_digest,
+                        policy=name,
+                        version=POLICIES[name].version,
+                        defaults={
+                            "snapshot": snap,
+                            "battles": battles,
+                            "requested_by": user,
+                            "in_queue": False,
+                        },
+                    )
+                    room -= created
+                elif not estimate.done and estimate.in_queue and now - estimate.queued > STALE:
+                    # Lost (a queue emptied by hand): asked for again, as the person's own.
+                    FairEstimate.objects.filter(pk=estimate.pk).update(
+                        in_queue=False, requested_by=user
+                    )
+                if estimate is not None:
+                    measured[name] = estimate
             choices = [
-                Choice(other, name, label, line, estimate, _predicted(estimate, name, ratings))
+                Choice(other, name, label, line, measured.get(name),
+                       _outcome(measured, name, ratings))
                 for name, (label, line) in LEVELS.items()
-            ]
+            ]  # fmt: skip
             theirs = snap["sides"][1]
             out.append(
                 Opponent(other, theirs["level"], ranks(theirs), gap(mine, theirs), choices,
-                         other == party, estimate)
+                         other == party, measured)
             )  # fmt: skip
         if queue:
             dispatch(user.pk)
     fair = [c for o in out for c in o.choices if c.fair]
     best = min(fair, key=lambda c: (abs(c.outcome.decided - 0.5), c.outcome.drawn), default=None)
-    pending = sum(1 for o in out if o.measuring)
+    pending = sum(1 for o in out for e in o.measured.values() if not e.done)
     return Picker(party, mine["level"], ranks(mine), out, best, pending, waiting, bool(ratings))

@@ -247,6 +247,14 @@ class FairEstimate(models.Model):
         return self.wins / self.battles if self.battles else 0.0
 
     @property
+    def outcome(self):
+        """The shares won, lost and drawn (play/levels.py's Outcome)."""
+        from .levels import Outcome
+
+        n = self.battles or 1
+        return Outcome(self.wins / n, self.losses / n, self.draws / n)
+
+    @property
     def imbalance(self) -> float:
         """How far from a fight either side wins as often as the other: 1 less twice the
         weaker side's share of wins (0 is a coin toss with no draws; a fight that always

@@ -1,7 +1,7 @@
 """`make bench` figures for the opponent picker (issue 31.4, battles/play/fair.py): three
 newcomer parties (Level 1, every Memeyori Rank 1, made with the tests' factories) against
 the demo's parties at every AI level. For each: the picker's prediction of the player's
-chance (from fair.BATTLES greedy-against-greedy battles and the levels' ratings), the fair
+chance (measured, or for the Thinker predicted from greedy's and the levels' ratings), the fair
 fight it offers, and beside each prediction what a lab of LAB battles on other seeds says
 (lookahead's only for the fair fight: a lookahead battle costs about 600 greedy ones).
 
@@ -53,14 +53,15 @@ def bench_fair() -> None:
     from tests.bench import throwaway_database
 
     if sized(0, 1):  # quick: a handful of battles a measurement
-        fair.BATTLES = 4
+        fair.BATTLES_BY_POLICY = {"greedy": 4, "beginner": 2, "random": 2}
     with throwaway_database("fair.sqlite3"):
         seed_demo()
         for party in _newcomers()[: int(sized(3, 1))]:
             newcomer = party.owner
             picker = fair.picker(newcomer, party)
             for opponent in picker.opponents:
-                fair_tasks.run_estimate(opponent.estimate.pk)
+                for estimate in opponent.measured.values():
+                    fair_tasks.run_estimate(estimate.pk)
             picker = fair.picker(newcomer, party)
             pick = picker.fair
             print(
@@ -71,23 +72,25 @@ def bench_fair() -> None:
                     else " fight: none is close yet"
                 )
             )
-            for choice in picker.choices:
-                e = choice.estimate
-                line = (
-                    f"fair:   vs {choice.party.name} by {choice.label}: greedy v greedy"
-                    f" {e.wins}/{e.battles} won, {e.draws} drawn; predicted"
-                    f" {choice.outcome.won:.1%} ({choice.words})"
-                )
-                if choice.policy != "lookahead" or choice is pick:
-                    ai = POLICIES[choice.policy]
-                    won, lost, drawn = fair_tasks.tally(e.snapshot, GREEDY, ai, LAB, LAB_SEEDS)
-                    low, high = wilson(won, LAB)
-                    line += (
-                        f"; a lab of {LAB:,}: {won:,} won, {drawn:,} drawn:"
-                        f" {won / LAB:.1%} (95% Wilson {low:.1%}-{high:.1%},"
-                        f" {fair.in_words(won / LAB)})"
+            for opponent in picker.opponents:
+                for choice in opponent.choices:
+                    e = choice.estimate or opponent.measured["greedy"]
+                    how = "measured" if choice.estimate else "predicted from greedy's"
+                    line = (
+                        f"fair:   vs {choice.party.name} by {choice.label}: {how}"
+                        f" {e.wins}/{e.battles} won, {e.draws} drawn:"
+                        f" {choice.outcome.won:.1%} ({choice.words})"
                     )
-                print(line)
+                    if choice.policy != "lookahead" or choice is pick:
+                        ai = POLICIES[choice.policy]
+                        won, lost, drawn = fair_tasks.tally(e.snapshot, GREEDY, ai, LAB, LAB_SEEDS)
+                        low, high = wilson(won, LAB)
+                        line += (
+                            f"; a lab of {LAB:,}: {won:,} won, {drawn:,} drawn:"
+                            f" {won / LAB:.1%} (95% Wilson {low:.1%}-{high:.1%},"
+                            f" {fair.in_words(won / LAB)})"
+                        )
+                    print(line)
 
 
 BENCHES = [bench_fair]
