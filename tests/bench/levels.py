@@ -18,8 +18,8 @@ Checking (the issue's test): on each of the 20 kept-out pairings, the picker's o
 measurements (fair.BATTLES_BY_POLICY on the picker's seeds) give the player's chance at
 each level: measured for the cheap levels, predicted from greedy's and the kept ratings
 for the Thinker; a lab of CHECK battles (the Thinker: CHECK_THINKER) on other seeds
-measures it. The ratings' prediction for every level from greedy's alone is printed too. The goal is 18 of 20 within 10 points
-at every level. CHECK_THINKER=400 (BENCH_LEVELS_CHECK_THINKER) is the issue's full check,
+measures it. The ratings' prediction for every level from greedy's alone is printed too.
+The goal is 18 of 20 within 10 points at every level. CHECK_THINKER=400 (BENCH_LEVELS_CHECK_THINKER) is the issue's full check,
 8,000 Thinker battles: hours on this machine, so the default is a smaller sample, whose
 own error is quoted beside it; 0 leaves the Thinker out of the check.
 """
@@ -111,7 +111,8 @@ def check(kept_out, ratings, log=print) -> tuple[dict[str, int], dict[str, int]]
             shown[level] += abs(picker.won - w / n) <= WITHIN
             alone[level] += abs(said.won - w / n) <= WITHIN
             line.append(
-                f"{level} {picker.won:.0%} (ratings {said.won:.0%}) ~ {w / n:.0%} ({d / n:.0%} drawn)"
+                f"{level} {picker.won:.0%} (ratings {said.won:.0%})"
+                f" ~ {w / n:.0%} ({d / n:.0%} drawn)"
             )
         log(f"levels:   {name}: " + ", ".join(line))
     return shown, alone
