@@ -19,7 +19,8 @@ measurements (fair.BATTLES_BY_POLICY on the picker's seeds) give the player's ch
 each level: measured for the cheap levels, predicted from greedy's and the kept ratings
 for the Thinker; a lab of CHECK battles (the Thinker: CHECK_THINKER) on other seeds
 measures it. The ratings' prediction for every level from greedy's alone is printed too.
-The goal is 18 of 20 within 10 points at every level. CHECK_THINKER=400 (BENCH_LEVELS_CHECK_THINKER) is the issue's full check,
+The goal is 18 of 20 within 10 points at every level. CHECK_THINKER=400
+(BENCH_LEVELS_CHECK_THINKER) is the issue's full check,
 8,000 Thinker battles: hours on this machine, so the default is a smaller sample, whose
 own error is quoted beside it; 0 leaves the Thinker out of the check.
 """
