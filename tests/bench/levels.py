@@ -40,6 +40,8 @@ FIT_AI = int(sized(100, 2))
 THINKER = int(os.environ.get("BENCH_LEVELS_THINKER", sized(2, 1)))
 CHECK = int(sized(400, 4))
 CHECK_THINKER = int(os.environ.get("BENCH_LEVELS_CHECK_THINKER", sized(8, 1)))
+# Levels to check (BENCH_LEVELS_ONLY=lookahead: the Thinker's alone); empty: every one.
+ONLY = [k for k in os.environ.get("BENCH_LEVELS_ONLY", "").split(",") if k]
 FIT_SEEDS = 500_000
 CHECK_SEEDS = 700_000
 SPLIT = 15  # of each 25 pairings, fitted on; the rest kept out
@@ -93,7 +95,10 @@ def check(kept_out, ratings, log=print) -> tuple[dict[str, int], dict[str, int]]
     from battles.play.levels import Outcome, predict
 
     checked = [k for k in ratings if k != "lookahead" or CHECK_THINKER]
+    if ONLY:
+        checked = [k for k in checked if k in ONLY]
     shown, alone = dict.fromkeys(checked, 0), dict.fromkeys(checked, 0)
+    pooled = {k: [0.0, 0.0] for k in checked}  # the shown chances' sum, the labs' sum
     for name, snap in kept_out:
         measured = {
             level: tally(snap, GREEDY, POLICIES[level], n, SEED_BASE)
@@ -110,12 +115,19 @@ def check(kept_out, ratings, log=print) -> tuple[dict[str, int], dict[str, int]]
                 total = mw + ml + md
                 picker = Outcome(mw / total, ml / total, md / total)
             shown[level] += abs(picker.won - w / n) <= WITHIN
+            pooled[level][0] += picker.won
+            pooled[level][1] += w / n
             alone[level] += abs(said.won - w / n) <= WITHIN
             line.append(
                 f"{level} {picker.won:.0%} (ratings {said.won:.0%})"
                 f" ~ {w / n:.0%} ({d / n:.0%} drawn)"
             )
         log(f"levels:   {name}: " + ", ".join(line))
+    # Over all the pairings at once: a check of a level's rating whose labs are too small
+    # to judge one pairing (the Thinker's).
+    log("levels: mean chance shown ~ mean of the labs: " + ", ".join(
+        f"{k} {a / len(kept_out):.1%} ~ {b / len(kept_out):.1%}" for k, (a, b) in pooled.items()
+    ))  # fmt: skip
     return shown, alone
 
 
