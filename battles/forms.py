@@ -4,12 +4,22 @@ from django import forms
 
 from cards.models import Table
 
-from .engine.policies import LEVELS
+from .engine.policies import LEVELS, POLICIES
 from .models import BattleVisibility
+from .play import levels
 from .services import SEED_MAX, growth_refusal, limit_refusal, parties_for, random_seed
 
-# The AI levels, weakest first, each with its one line (engine.policies.LEVELS).
-POLICY_CHOICES = [(name, f"{label}: {line}") for name, (label, line) in LEVELS.items()]
+
+def _level_choice(name: str, label: str, line: str) -> str:
+    """ "Thinker (wins about 6 in 10 against Greedy): Plays ...": the level's place on the
+    one strength scale (play/levels.py, issue 41.3), when it is rated."""
+    rated = levels.kept({n: p.version for n, p in POLICIES.items()})
+    strength = levels.strength(name, rated, LEVELS[levels.ANCHOR][0])
+    return f"{label} ({strength}): {line}" if strength else f"{label}: {line}"
+
+
+# The AI levels, weakest first, each with its strength and its one line (engine.policies).
+POLICY_CHOICES = [(name, _level_choice(name, *row)) for name, row in LEVELS.items()]
 
 
 # R9.6's choice, on every form that starts a battle or a game (here, play and the lab).

@@ -33,7 +33,7 @@ def test_beginner_is_a_registered_level_named_for_a_person():
     assert BEGINNER.dice == "own"
     assert LEVELS["beginner"][0] == "Beginner" and LEVELS["lookahead"][0] == "Thinker"
     labels = dict(POLICY_CHOICES)
-    assert labels["beginner"].startswith("Beginner: ") and "never switches" in labels["beginner"]
+    assert labels["beginner"].startswith("Beginner") and "never switches" in labels["beginner"]
     assert set(labels) == set(POLICIES)
 
 

@@ -1,52 +1,67 @@
 """How strong each AI opponent is against a player's party, and which one is a fair fight
-(issue 31.4).
+(issues 31.4, 39.1, 41.3, 41.4).
 
 For the party a player picks, every party they may fight (itself, a mirror match, then
-the first others they can see, OPPONENTS in all) at every AI level (engine.policies.LEVELS)
-gets an estimate of the player's chance: a quick lab of `battles_for(policy)` battles,
-the player's side played by greedy (the nearest thing to a careful player the site has)
-against the AI at that level, sides alternated so neither seat helps. Estimates run as
-tasks on the bulk queue (`estimate_chance`) and are kept, keyed by what decides a battle
-and nothing else: (party digest, opponent digest, policy, version). A party's digest
-covers its side of the snapshot without names, codes or portraits, and the type chart,
-so a renamed party keeps its estimates and a changed card gets new ones.
+the first others they can see, OPPONENTS in all) gets a few quick measurements: the
+player's side played by greedy (the nearest thing to a careful player the site has)
+against each cheap level (BATTLES_BY_POLICY: greedy itself, Beginner, Coin Flipper), sides
+alternated so neither seat helps. The Thinker, whose battles cost about 600 greedy ones,
+is never played for a picker: its chance is predicted from the greedy-against-greedy
+measurement and the levels' ratings (levels.py: one strength scale, fitted once from
+AI-against-AI battles, kept in levels.json). Why measure the cheap levels instead of
+predicting them too: the ratings alone missed Beginner and Coin Flipper by more than 10
+points on 7 and 5 of 20 kept-out pairings (tests/bench/levels.py), because how much a weak
+level loses by depends on the parties (a party with few choices plays as well at random);
+measuring them costs less than greedy's battles.
 
-Words: "about 1 in 5" for the chance of winning (`in_words`); the fair fight is the party
-and level whose estimate is closest to even (FairEstimate.imbalance: both sides win, and
-as often as each other).
+One visit plays at most OPPONENTS x sum(BATTLES_BY_POLICY) battles, under 2,000 greedy
+battles' time (tests/bench/budget.py measures it), once for every user: measurements are
+kept, keyed by what decides a battle and nothing else: (party digest, opponent digest,
+policy, version). A party's digest covers its side of the snapshot without names, codes or
+portraits, and the type chart, so a renamed party keeps its measurements and a changed
+card gets new ones.
+
+Measurements run as tasks on the bulk queue (`estimate_chance`), a person's taking turns
+with everyone else's bulk work (`dispatch`: at most QUEUED_PER_PERSON of theirs in the task
+queue at once, issue 39.4); the page shows the parties' Rank and Level meanwhile.
+
+Words: "about 1 in 5" for the chance of winning (`in_words`). A fair fight (issue 41.4) is
+one that gives the player FAIR_LOW-FAIR_HIGH of the decided battles and fewer than
+FAIR_DRAWS draws; the closest to even of those is offered, and none when none is.
 """
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
-from fractions import Fraction
 
 from django.db import transaction
 from django.utils import timezone
 from django_tasks_db.backend import DatabaseBackend
 
 from ..lab.tasks import lock_person
+from . import levels
 from .fair_tasks import estimate_chance
 from .models import FairEstimate
 
-OPPONENTS = 12  # parties estimated for one picker: its own, then the first others it sees
-BATTLES = 300  # per estimate, greedy for the player against the AI
-# Lookahead thinks for tens of milliseconds a plan, a thousand times the others.
-BATTLES_BY_POLICY = {"lookahead": 60}
-# Estimates one person may have waiting to be played at once: one whole picker's worth. A
-# person who opens the picker for party after party has the rest played as theirs finish
-# (the picker keeps asking while any wait), so nobody fills the bulk queue alone.
-PENDING_PER_PERSON = 48  # OPPONENTS at each of the four levels
-STALE = timedelta(hours=1)  # an estimate queued this long ago and not done is queued again
+OPPONENTS = 12  # parties measured for one picker: its own, then the first others it sees
+# Battles per measurement, greedy for the player against each level played for a picker;
+# the others (the Thinker) are predicted from greedy's and the ratings (levels.predict).
+BATTLES_BY_POLICY = {"greedy": 80, "beginner": 60, "random": 60}
+# Measurements one person may have asked for and not yet had played: one picker's worth.
+# A person who opens the picker for party after party has the rest asked for as theirs
+# finish (the picker keeps asking while any wait), so nobody fills the bulk queue alone.
+PENDING_PER_PERSON = OPPONENTS * len(BATTLES_BY_POLICY)
+# Of those, in the task queue at once: each one played queues the person's next, at the
+# back, so people's bulk work takes turns (as the lab's chunks do, lab/tasks.py).
+QUEUED_PER_PERSON = 2
+STALE = timedelta(hours=1)  # a measurement queued this long ago and not done is queued again
 DRAWS_WORTH_SAYING = 0.1  # the words name the draws from this share of battles
-FAR = 0.6  # an imbalance beyond which even the fair fight is called lopsided
+# A fair fight (issue 41.4): the player wins this share of the decided battles, and fewer
+# than FAIR_DRAWS of all battles are draws.
+FAIR_LOW, FAIR_HIGH, FAIR_DRAWS = 0.35, 0.65, 0.20
 # Whatever names or shows a party or character, not how it plays.
 NOT_PLAY = ("name", "code", "owner", "portrait")
-
-
-def battles_for(policy: str) -> int:
-    return BATTLES_BY_POLICY.get(policy, BATTLES)
 
 
 def _playing(row):
@@ -69,22 +84,21 @@ def digest(side: dict, chart, limit=None) -> str:
 
 # -- words ---------------------------------------------------------------------------------
 
+in_words = levels.in_words
 
-def in_words(chance: float) -> str:
-    """A chance as people say it: "about 1 in 5", "about 3 in 4", "about even"."""
-    if chance < 0.05:
-        return "less than 1 in 20"
-    if chance > 0.95:
-        return "more than 19 in 20"
-    near = Fraction(chance).limit_denominator(10)
-    if near == Fraction(1, 2):
-        return "about even"
-    # The plainest fraction within a few points: 0.27 is "about 1 in 4", not "3 in 11".
-    for denominator in range(2, 11):
-        numerator = round(chance * denominator)
-        if numerator and abs(numerator / denominator - chance) <= 0.03:
-            return f"about {numerator} in {denominator}"
-    return f"about {near.numerator} in {near.denominator}"
+
+def level_ratings() -> dict:
+    """The kept ratings of the current policies (levels.kept): {} before any is fitted."""
+    from battles.engine.policies import POLICIES
+
+    return levels.kept({name: p.version for name, p in POLICIES.items()})
+
+
+def level_strength(name: str) -> str:
+    """ "wins about 7 in 10 against Greedy", or "" for a level not rated yet."""
+    from battles.engine.policies import LEVELS
+
+    return levels.strength(name, level_ratings(), LEVELS[levels.ANCHOR][0])
 
 
 def ranks(side: dict) -> tuple[int, int]:
@@ -109,43 +123,71 @@ def gap(mine: dict, theirs: dict) -> str:
     return ("Stronger than yours: " + " and ".join(said) + ".") if said else ""
 
 
-# -- the estimates ---------------------------------------------------------------------------
+# -- the measurements ------------------------------------------------------------------------
 
 
 def _has_queue() -> bool:
     """Whether tasks wait for a worker. Without one (the immediate backend: the test suite,
-    DJANGO_TASKS_IMMEDIATE) an estimate would be played inside the page's request, which
-    nothing slow may be: the picker then shows Rank and Level and the estimates it has."""
+    DJANGO_TASKS_IMMEDIATE) a measurement would be played inside the page's request, which
+    nothing slow may be: the picker then shows Rank and Level and what it has."""
     return isinstance(estimate_chance.get_backend(), DatabaseBackend)
 
 
-def _queue(estimate_ids: list[int]) -> None:
-    for pk in estimate_ids:
+def dispatch(user_id: int) -> None:
+    """Put the person's next waiting measurements in the task queue, oldest first, until
+    QUEUED_PER_PERSON of theirs are there. Call it in a transaction, the person locked."""
+    mine = FairEstimate.objects.filter(requested_by_id=user_id, done=False)
+    room = QUEUED_PER_PERSON - mine.filter(in_queue=True).count()
+    if room <= 0:
+        return
+    ids = list(mine.filter(in_queue=False).order_by("queued", "pk").values_list("pk", flat=True))
+    ids = ids[:room]
+    FairEstimate.objects.filter(pk__in=ids).update(in_queue=True, queued=timezone.now())
+    for pk in ids:
         transaction.on_commit(lambda pk=pk: estimate_chance.enqueue(pk))
 
 
 @dataclass
 class Choice:
-    """One opponent at one level, as the picker shows it."""
+    """One opponent at one level, as the picker shows it: the pairing's measurement and
+    the outcome the levels' ratings predict from it (None until both are there)."""
 
     party: object  # cards.models.Party
     policy: str
     label: str
     line: str
     estimate: FairEstimate | None
+    outcome: levels.Outcome | None = None
 
     @property
     def words(self) -> str:
         """ "about 1 in 5", and the draws when there are many (a 30-round battle of equals
         often ends in one, so "2 in 7" alone would hide an even fight)."""
-        e = self.estimate
-        if e is None or not e.done:
+        o = self.outcome
+        if o is None:
             return ""
-        said = in_words(e.chance)
-        if e.draws >= e.battles * DRAWS_WORTH_SAYING:
-            draws = in_words(e.draws / e.battles).replace("about even", "about 1 in 2")
+        said = in_words(o.won)
+        if o.drawn >= DRAWS_WORTH_SAYING:
+            draws = in_words(o.drawn).replace("about even", "about 1 in 2")
             said += f", and {draws} are draws"
         return said
+
+    @property
+    def fair(self) -> bool:
+        """Close enough to even to offer as a fair fight (issue 41.4)."""
+        o = self.outcome
+        return o is not None and FAIR_LOW <= o.decided <= FAIR_HIGH and o.drawn < FAIR_DRAWS
+
+
+def _outcome(measured: dict, policy: str, ratings: dict) -> levels.Outcome | None:
+    """A level's chance from its own measurement, or predicted from greedy's (levels.py)."""
+    own = measured.get(policy)
+    if own is not None:
+        return own.outcome if own.done else None
+    greedy = measured.get(levels.ANCHOR)
+    if greedy is None or not greedy.done or policy not in ratings:
+        return None
+    return levels.predict(greedy.wins, greedy.losses, greedy.draws, policy, ratings)
 
 
 @dataclass
@@ -156,6 +198,16 @@ class Opponent:
     gap: str
     choices: list[Choice]
     mirror: bool  # the player's own party, against itself
+    measured: dict = field(default_factory=dict)  # policy -> FairEstimate
+
+    @property
+    def measuring(self) -> bool:
+        return any(not e.done for e in self.measured.values())
+
+    @property
+    def asked(self) -> bool:
+        """Whether every measurement of this opponent has been asked for."""
+        return len(self.measured) == len(BATTLES_BY_POLICY)
 
 
 @dataclass
@@ -164,14 +216,15 @@ class Picker:
     level: int
     ranks: tuple[int, int]
     opponents: list[Opponent]
-    fair: Choice | None  # the finished estimate closest to even
-    pending: int  # estimates still being played
-    waiting: int = 0  # not asked for yet: the person has PENDING_PER_PERSON in the queue
+    fair: Choice | None  # the fair fight closest to even, if any is fair
+    pending: int  # measurements still being played
+    waiting: int = 0  # measurements not asked for yet: the person has enough pending
+    rated: bool = True  # the levels have kept ratings (levels.json)
 
     @property
-    def far(self) -> bool:
-        """Whether even the fair fight is lopsided: the weaker side wins under 1 in 5."""
-        return self.fair is not None and self.fair.estimate.imbalance > FAR
+    def none_close(self) -> bool:
+        """Every measurement is in (none pending or waiting) and no fight is fair."""
+        return self.fair is None and not self.pending and not self.waiting and self.rated
 
     @property
     def choices(self) -> list[Choice]:
@@ -180,7 +233,7 @@ class Picker:
 
 def picker(user, party, limit=None) -> Picker:
     """Every opponent `user` may send `party` against (the first OPPONENTS), at every AI
-    level, with its estimate; those not estimated yet are queued (bulk) and kept. `limit`:
+    level, with the predicted chance; pairings not measured yet are asked for (bulk). `limit`:
     the R9.6 rule the games would be played under (the round limit decides by default)."""
     from battles.engine.model import LIMIT_DECIDE
     from battles.engine.policies import LEVELS, POLICIES
@@ -204,30 +257,31 @@ def picker(user, party, limit=None) -> Picker:
         rows.append((other, snap, digest(snap["sides"][1], snap["chart"], limit)))
     mine = rows[0][1]["sides"][0]
     my_digest = rows[0][2]
-    kept = FairEstimate.objects.filter(
-        party_digest=my_digest, opponent_digest__in=[r[2] for r in rows]
-    )
     found = {
         (e.opponent_digest, e.policy): e
-        for e in kept
-        if e.policy in POLICIES and e.version == POLICIES[e.policy].version
+        for e in FairEstimate.objects.filter(
+            party_digest=my_digest,
+            opponent_digest__in=[r[2] for r in rows],
+            policy__in=list(BATTLES_BY_POLICY),
+        )
+        if e.version == POLICIES[e.policy].version
     }
+    ratings = level_ratings()
     now = timezone.now()
     queue = _has_queue()
-    to_queue = []
     out = []
     waiting = 0
     with transaction.atomic():
         if queue:
-            # The person's count stays true until their new estimates are written.
+            # The person's counts stay true until their new measurements are written.
             lock_person(user.pk)
             room = (
                 PENDING_PER_PERSON
                 - FairEstimate.objects.filter(requested_by=user, done=False).count()
             )
         for other, snap, their_digest in rows:
-            choices = []
-            for name, (label, line) in LEVELS.items():
+            measured = {}
+            for name, battles in BATTLES_BY_POLICY.items():
                 estimate = found.get((their_digest, name))
                 if not queue:
                     pass  # no worker to play a new one (_has_queue)
@@ -241,30 +295,32 @@ def picker(user, party, limit=None) -> Picker:
                         version=POLICIES[name].version,
                         defaults={
                             "snapshot": snap,
-                            "battles": battles_for(name),
+                            "battles": battles,
                             "requested_by": user,
+                            "in_queue": False,
                         },
                     )
-                    if created:
-                        to_queue.append(estimate.pk)
-                        room -= 1
-                elif not estimate.done and now - estimate.queued > STALE:
-                    FairEstimate.objects.filter(pk=estimate.pk).update(queued=now)
-                    to_queue.append(estimate.pk)
-                choices.append(Choice(other, name, label, line, estimate))
+                    room -= created
+                elif not estimate.done and estimate.in_queue and now - estimate.queued > STALE:
+                    # Lost (a queue emptied by hand): asked for again, as the person's own.
+                    FairEstimate.objects.filter(pk=estimate.pk).update(
+                        in_queue=False, requested_by=user
+                    )
+                if estimate is not None:
+                    measured[name] = estimate
+            choices = [
+                Choice(other, name, label, line, measured.get(name),
+                       _outcome(measured, name, ratings))
+                for name, (label, line) in LEVELS.items()
+            ]  # fmt: skip
             theirs = snap["sides"][1]
             out.append(
-                Opponent(
-                    other,
-                    theirs["level"],
-                    ranks(theirs),
-                    gap(mine, theirs),
-                    choices,
-                    other == party,
-                )
-            )
-    _queue(to_queue)
-    finished = [c for o in out for c in o.choices if c.estimate and c.estimate.done]
-    fair = min(finished, key=lambda c: c.estimate.imbalance, default=None)
-    pending = sum(1 for o in out for c in o.choices if c.estimate and not c.estimate.done)
-    return Picker(party, mine["level"], ranks(mine), out, fair, pending, waiting)
+                Opponent(other, theirs["level"], ranks(theirs), gap(mine, theirs), choices,
+                         other == party, measured)
+            )  # fmt: skip
+        if queue:
+            dispatch(user.pk)
+    fair = [c for o in out for c in o.choices if c.fair]
+    best = min(fair, key=lambda c: (abs(c.outcome.decided - 0.5), c.outcome.drawn), default=None)
+    pending = sum(1 for o in out for e in o.measured.values() if not e.done)
+    return Picker(party, mine["level"], ranks(mine), out, best, pending, waiting, bool(ratings))

@@ -7,6 +7,7 @@ import uuid
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
+from battles.engine.policies import LEVELS
 from cards.models import Party
 from memeyori_site.http import require_safe
 
@@ -30,6 +31,13 @@ def play_fair(request):
     context = {
         "picker": fair.picker(request.user, party) if party else None,
         "pending_per_person": fair.PENDING_PER_PERSON,
+        "levels": [
+            {"label": label, "strength": fair.level_strength(name)}
+            for name, (label, _) in LEVELS.items()
+        ],
+        "fair_low": round(fair.FAIR_LOW * 100),
+        "fair_high": round(fair.FAIR_HIGH * 100),
+        "fair_draws": round(fair.FAIR_DRAWS * 100),
     }
     template = "battles/play/fair.html#fair" if request.htmx else "battles/play/fair.html"
     return render(request, template, context)

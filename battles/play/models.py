@@ -240,6 +240,9 @@ class FairEstimate(models.Model):
     draws = models.PositiveIntegerField(default=0)
     done = models.BooleanField(default=False)
     queued = models.DateTimeField(default=timezone.now)
+    # Its task is in the task queue; False while it waits its owner's turn (fair.dispatch:
+    # a person has at most QUEUED_PER_PERSON there, issue 39.4).
+    in_queue = models.BooleanField(default=True)
     # Who asked for it to be played: a person's estimates still waiting are bounded
     # (fair.PENDING_PER_PERSON). Kept when they leave, for the others who read it.
     requested_by = models.ForeignKey(
@@ -261,6 +264,14 @@ class FairEstimate(models.Model):
     @property
     def chance(self) -> float:
         return self.wins / self.battles if self.battles else 0.0
+
+    @property
+    def outcome(self):
+        """The shares won, lost and drawn (play/levels.py's Outcome)."""
+        from .levels import Outcome
+
+        n = self.battles or 1
+        return Outcome(self.wins / n, self.losses / n, self.draws / n)
 
     @property
     def imbalance(self) -> float:

@@ -22,6 +22,9 @@ class Review(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     rate_ai = models.BooleanField(default=False)  # rate the AI sides' plans too
+    # Queued: its task is in the task queue; False while it waits its requester's turn
+    # (services.dispatch: fair shares of the bulk queue, issue 39.4).
+    in_queue = models.BooleanField(default=True)
     done = models.PositiveSmallIntegerField(default=0)  # rounds reviewed so far
     total = models.PositiveSmallIntegerField(default=0)
     # battles.engine.review.review's dict (its `format` says which).

@@ -2,16 +2,26 @@
 battles.engine.review; this module says who may start one and keeps its row; running it is
 tasks.py's."""
 
+from datetime import timedelta
 from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from django_tasks_db.backend import DatabaseBackend
 
 from battles.engine.battle import ENGINE_VERSION
+from battles.lab.tasks import lock_person
 
 from .models import Review, ReviewStatus
-from .tasks import run_review
+from .tasks import dispatch, run_review_now
+
+# Reviews one person may have waiting or running at once (issue 39.4); beyond, the next is
+# refused with a message. Those in the task queue are fewer still (tasks.QUEUED_PER_PERSON).
+WAITING_PER_PERSON = 25
+# A player's review of a game that ended this recently is what they wait for: it goes on
+# the interactive queue, ahead of bulk work.
+JUST_PLAYED = timedelta(hours=1)
 
 
 def _game_of(battle):
@@ -42,6 +52,17 @@ def in_progress(battle) -> bool:
     return game is not None and game.status != "finished"
 
 
+def just_played(battle, user) -> bool:
+    """`user` played this battle's game and it ended within JUST_PLAYED."""
+    game = _game_of(battle)
+    return (
+        game is not None
+        and game.status == "finished"
+        and user.pk in (game.user_a_id, game.user_b_id)
+        and timezone.now() - game.updated <= JUST_PLAYED
+    )
+
+
 def start(battle, user, *, rate_ai: bool = False) -> Review:
     """Queue the battle's review, once: a review queued, running or done is left as it is
     (never computed twice). ValidationError when `user` may not start it."""
@@ -56,17 +77,30 @@ def start(battle, user, *, rate_ai: bool = False) -> Review:
                 "Only the battle's owner, its players and its table's GM can start its review,"
                 " unless the owner lets anyone who can watch it."
             )
+        lock_person(user.pk)  # the person's count stays true until this one is written
+        waiting = Review.objects.filter(
+            requested_by=user, status__in=(ReviewStatus.QUEUED, ReviewStatus.RUNNING)
+        ).count()
+        if waiting >= WAITING_PER_PERSON:
+            raise ValidationError(
+                f"You have {waiting} reviews waiting or being made, the most one person may"
+                " have at once; start this one when some of them are done."
+            )
+        now = just_played(battle, user)
         review.status = ReviewStatus.QUEUED
         review.requested_by = user
         review.rate_ai = rate_ai
+        review.in_queue = now
         # A fork's review has the rounds played in the fork (engine/review/states.py).
         first = battle.log.get("fork", {}).get("round", 1)
         review.done, review.total, review.error = 0, battle.rounds - first + 1, ""
         review.save()
-        if isinstance(run_review.get_backend(), DatabaseBackend):
-            run_review.enqueue(review.pk)  # in this transaction: queued exactly when recorded
+        if not now:
+            dispatch(user.pk)  # its turn among the person's bulk work (tasks.py)
+        elif isinstance(run_review_now.get_backend(), DatabaseBackend):
+            run_review_now.enqueue(review.pk)  # in this transaction: queued when recorded
         else:
-            transaction.on_commit(partial(run_review.enqueue, review.pk))
+            transaction.on_commit(partial(run_review_now.enqueue, review.pk))
     return review
 
 

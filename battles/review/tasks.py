@@ -1,25 +1,79 @@
-"""The review's task: one battle each, on the bulk queue behind renders (cards/workers.py).
-Progress lives in the Review row (done of total rounds), so a page reads it from there."""
+"""The review's task: one battle each, on the bulk queue behind renders (cards/workers.py),
+or on the interactive queue for a player's review of the game they just played
+(services.start). Progress lives in the Review row (done of total rounds), so a page
+reads it from there.
+
+Fair shares of the bulk queue (issue 39.4), as the lab's chunks have them (lab/tasks.py):
+a person has at most QUEUED_PER_PERSON reviews in the task queue at once; the rest wait
+as rows (status queued, in_queue False), and each review that ends queues the person's
+next, at the back. So one person's 21 reviews hold another's lab for two reviews at most."""
 
 from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
+from django_tasks_db.backend import DatabaseBackend
 
 from battles.engine import review as estimator
 from battles.engine.run import input_for
+from battles.lab.tasks import lock_person
 from cards import workers
 
 from .models import Review, ReviewStatus
 
+QUEUED_PER_PERSON = 2  # a person's reviews in the task queue at once
+
 
 @task(queue_name=workers.BULK, priority=workers.BULK_PRIORITY)
 def run_review(review_id: int) -> bool:
-    return run(review_id)
+    review = Review.objects.filter(pk=review_id).values("requested_by_id").first()
+    try:
+        return run(review_id)
+    finally:
+        if review and review["requested_by_id"] is not None:
+            next_turn(review["requested_by_id"])
+
+
+# What a person waits for, at once: a player's review of the game they just played.
+run_review_now = run_review.using(
+    queue_name=workers.INTERACTIVE, priority=workers.INTERACTIVE_PRIORITY
+)
+
+
+def dispatch(user_id: int) -> None:
+    """Queue the person's next waiting reviews, oldest first, until QUEUED_PER_PERSON of
+    theirs are in the task queue. Call it in a transaction, with the person locked."""
+    mine = Review.objects.filter(
+        requested_by_id=user_id, status__in=(ReviewStatus.QUEUED, ReviewStatus.RUNNING)
+    )
+    if isinstance(run_review.get_backend(), DatabaseBackend):
+        room = max(0, QUEUED_PER_PERSON - mine.filter(in_queue=True).count())
+    else:
+        room = None  # no queue to share (the immediate backend): every one, after the commit
+    ids = list(
+        mine.filter(in_queue=False).order_by("created", "pk").values_list("pk", flat=True)[:room]
+    )
+    Review.objects.filter(pk__in=ids).update(in_queue=True)
+    for pk in ids:
+        if room is None:
+            transaction.on_commit(lambda pk=pk: run_review.enqueue(pk))
+        else:
+            run_review.enqueue(pk)  # in this transaction: queued exactly when recorded
+
+
+def next_turn(user_id: int) -> None:
+    with transaction.atomic():
+        lock_person(user_id)
+        dispatch(user_id)
 
 
 @workers.on_reclaim(run_review)
 def _review_back_in_queue(review_id: int, *, final: bool):
     stopped(review_id, final=final)
+    if final:
+        who = Review.objects.filter(pk=review_id).values_list("requested_by_id", flat=True)
+        if who and who[0] is not None:
+            lock_person(who[0])
+            dispatch(who[0])
 
 
 def run(review_id: int) -> bool:
@@ -42,20 +96,21 @@ def run(review_id: int) -> bool:
         )
     except (LookupError, ValueError) as e:  # a record that does not replay
         Review.objects.filter(pk=review_id).update(
-            status=ReviewStatus.FAILED, error=str(e)[:300], finished=timezone.now()
-        )
+            status=ReviewStatus.FAILED, error=str(e)[:300], finished=timezone.now(),
+            in_queue=False,
+        )  # fmt: skip
         return False
     except Exception:
         # Not left "running" for ever: failed, and the worker logs what went wrong.
         Review.objects.filter(pk=review_id).update(
             status=ReviewStatus.FAILED, error="The review stopped on an error.",
-            finished=timezone.now(),
+            finished=timezone.now(), in_queue=False,
         )  # fmt: skip
         raise
     with transaction.atomic():
         Review.objects.filter(pk=review_id).update(
             status=ReviewStatus.DONE, data=data, done=len(data["rounds"]),
-            total=len(data["rounds"]), finished=timezone.now(),
+            total=len(data["rounds"]), finished=timezone.now(), in_queue=False,
         )  # fmt: skip
     return True
 
@@ -65,4 +120,5 @@ def stopped(review_id: int, *, final: bool) -> None:
     Review.objects.filter(pk=review_id).exclude(status=ReviewStatus.DONE).update(
         status=ReviewStatus.FAILED if final else ReviewStatus.QUEUED,
         error="The workers stopped on it too often." if final else "",
+        in_queue=not final,
     )

@@ -1,9 +1,9 @@
 """`make bench` figures for the opponent picker (issue 31.4, battles/play/fair.py): three
 newcomer parties (Level 1, every Memeyori Rank 1, made with the tests' factories) against
-the demo's parties at every AI level. For each: the picker's quick estimate of the
-player's chance (fair.BATTLES battles, fewer for lookahead), the fair fight it offers, and
-beside each estimate what a lab of LAB battles on other seeds says (lookahead's only for
-the fair fight: a lookahead battle costs a thousand greedy ones).
+the demo's parties at every AI level. For each: the picker's prediction of the player's
+chance (measured, or for the Thinker predicted from greedy's and the levels' ratings), the fair
+fight it offers, and beside each prediction what a lab of LAB battles on other seeds says
+(lookahead's only for the fair fight: a lookahead battle costs about 600 greedy ones).
 
 Run alone: `.venv/bin/python -m tests.bench fair`.
 """
@@ -46,41 +46,51 @@ def _newcomers():
 
 
 def bench_fair() -> None:
+    from battles.engine.policies import GREEDY, POLICIES
     from battles.lab.stats import wilson
     from battles.play import fair, fair_tasks
     from cards.demo import seed_demo
     from tests.bench import throwaway_database
 
-    if sized(0, 1):  # quick: a handful of battles an estimate
-        fair.BATTLES, fair.BATTLES_BY_POLICY = 4, {"lookahead": 2}
+    if sized(0, 1):  # quick: a handful of battles a measurement
+        fair.BATTLES_BY_POLICY = {"greedy": 4, "beginner": 2, "random": 2}
     with throwaway_database("fair.sqlite3"):
         seed_demo()
         for party in _newcomers()[: int(sized(3, 1))]:
             newcomer = party.owner
             picker = fair.picker(newcomer, party)
-            for choice in picker.choices:
-                fair_tasks.run_estimate(choice.estimate.pk)
+            for opponent in picker.opponents:
+                for estimate in opponent.measured.values():
+                    fair_tasks.run_estimate(estimate.pk)
             picker = fair.picker(newcomer, party)
             pick = picker.fair
             print(
                 f"fair: {party.name} (Level {picker.level}, Rank {picker.ranks[0]}): the fair"
-                f" fight is {pick.party.name} by {pick.label}, where it wins {pick.words}"
-            )
-            for choice in picker.choices:
-                e = choice.estimate
-                line = (
-                    f"fair:   vs {choice.party.name} by {choice.label}: estimate"
-                    f" {e.wins}/{e.battles} won, {e.draws} drawn ({choice.words})"
+                + (
+                    f" fight is {pick.party.name} by {pick.label}, where it wins {pick.words}"
+                    if pick
+                    else " fight: none is close yet"
                 )
-                if choice.policy != "lookahead" or choice is pick:
-                    won, lost, drawn = fair_tasks.play(e, LAB, LAB_SEEDS)
-                    low, high = wilson(won, LAB)
-                    line += (
-                        f"; a lab of {LAB:,}: {won:,} won, {drawn:,} drawn:"
-                        f" {won / LAB:.1%} (95% Wilson {low:.1%}-{high:.1%},"
-                        f" {fair.in_words(won / LAB)})"
+            )
+            for opponent in picker.opponents:
+                for choice in opponent.choices:
+                    e = choice.estimate or opponent.measured["greedy"]
+                    how = "measured" if choice.estimate else "predicted from greedy's"
+                    line = (
+                        f"fair:   vs {choice.party.name} by {choice.label}: {how}"
+                        f" {e.wins}/{e.battles} won, {e.draws} drawn:"
+                        f" {choice.outcome.won:.1%} ({choice.words})"
                     )
-                print(line)
+                    if choice.policy != "lookahead" or choice is pick:
+                        ai = POLICIES[choice.policy]
+                        won, lost, drawn = fair_tasks.tally(e.snapshot, GREEDY, ai, LAB, LAB_SEEDS)
+                        low, high = wilson(won, LAB)
+                        line += (
+                            f"; a lab of {LAB:,}: {won:,} won, {drawn:,} drawn:"
+                            f" {won / LAB:.1%} (95% Wilson {low:.1%}-{high:.1%},"
+                            f" {fair.in_words(won / LAB)})"
+                        )
+                    print(line)
 
 
 BENCHES = [bench_fair]
