@@ -107,6 +107,33 @@ def growth_refusal(party_a: Party, party_b: Party) -> str | None:
     return None
 
 
+def battle_check(
+    *, owner, party_a: Party, party_b: Party, counts_for_growth: bool = False,
+    visibility: str = BattleVisibility.PRIVATE, table: Table | None = None, sides: bool = True,
+) -> None:  # fmt: skip
+    """Why this battle may not be run, as a ValidationError (battle_run, and a page that
+    hands the battle to a task worker, which asks before queueing and again when it runs)."""
+    visible = set(
+        parties_for(owner).filter(pk__in=[party_a.pk, party_b.pk]).values_list("pk", flat=True)
+    )
+    if {party_a.pk, party_b.pk} - visible:
+        raise ValidationError("You can only battle with parties you can see.")
+    if table is not None and not table.memberships.filter(user=owner).exists():
+        raise ValidationError("You can only run a battle at a table you sit at.")
+    if refusal := visibility_refusal(visibility, [party_a, party_b], table=table):
+        raise ValidationError(refusal)
+    if counts_for_growth and (refusal := growth_refusal(party_a, party_b)):
+        raise ValidationError(refusal)
+    if sides:
+        _check_sides(battle_snapshot(party_a, party_b))
+
+
+def _check_sides(snap: dict) -> None:
+    for side in snap["sides"]:
+        if not side["memeyori"]:
+            raise ValidationError(f"{side['name']} needs at least one Memeyori to battle.")
+
+
 def battle_run(
     *,
     owner,
@@ -120,22 +147,13 @@ def battle_run(
     table: Table | None = None,
 ) -> Battle:
     """Run a battle and save it, with its R10 growth when it counts: the whole or nothing."""
-    visible = set(
-        parties_for(owner).filter(pk__in=[party_a.pk, party_b.pk]).values_list("pk", flat=True)
-    )
-    if {party_a.pk, party_b.pk} - visible:
-        raise ValidationError("You can only battle with parties you can see.")
-    if table is not None and not table.memberships.filter(user=owner).exists():
-        raise ValidationError("You can only run a battle at a table you sit at.")
-    if refusal := visibility_refusal(visibility, [party_a, party_b], table=table):
-        raise ValidationError(refusal)
-    if counts_for_growth and (refusal := growth_refusal(party_a, party_b)):
-        raise ValidationError(refusal)
+    battle_check(
+        owner=owner, party_a=party_a, party_b=party_b, counts_for_growth=counts_for_growth,
+        visibility=visibility, table=table, sides=False,
+    )  # fmt: skip
     with transaction.atomic():
         snap = battle_snapshot(party_a, party_b)
-        for side in snap["sides"]:
-            if not side["memeyori"]:
-                raise ValidationError(f"{side['name']} needs at least one Memeyori to battle.")
+        _check_sides(snap)
         log = simulate(snap, seed=seed, policies=(policy_a, policy_b))
         battle = Battle.objects.create(
             owner=owner,
