@@ -24,7 +24,7 @@ endif
 .PHONY: help run serve test bench bench-quick load load-ab lint python-check
 
 help:
-	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000 with a task worker"
+	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000 with task workers"
 	@echo "make test   install with test extras, lint, check migrations, run the suite"
 	@echo "make bench  measure the rules core and the site (make bench-quick: a smoke run, as CI does)"
 	@echo "make serve  production-like on 127.0.0.1:8000: gunicorn, whitenoise, debug off"
@@ -48,16 +48,22 @@ $(VENV)/.installed-test: pyproject.toml | $(VPY)
 	$(VPY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed
 
-# The dev server and one task worker from one command; Ctrl-C stops both. The worker serves
-# both queues, renders and portraits first (by priority), then lab chunks. It does not
-# reload itself: restart `make run` after changing a task's code.
+# The dev server and, as `make serve` has, task workers per queue (cards/workers.py), from
+# one command; Ctrl-C stops them all. One worker takes only the interactive queue (a round's
+# deadline, renders, portraits, a battle someone is waiting to watch), one the bulk queue
+# (labs, estimates, reviews): with one worker for both, a render waited 113-285 s behind
+# estimates that ran for minutes each (issue 39.1). They do not reload themselves: restart
+# `make run` after changing a task's code.
 RUN_PORT ?= 8000
+RUN_INTERACTIVE_WORKERS ?= 1
+RUN_BULK_WORKERS ?= 1
 run: $(VENV)/.installed
 	$(MANAGE) migrate --noinput
 	$(MANAGE) createcachetable
 	$(MANAGE) seed_demo
-	@trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
-	nice -n 10 $(MANAGE) db_worker --no-reload --interval 0.25 --queue-name interactive,bulk & worker=$$!; \
+	@trap 'kill $$workers 2>/dev/null; wait $$workers 2>/dev/null' EXIT; \
+	nice -n 10 $(MANAGE) run_workers --interactive $(RUN_INTERACTIVE_WORKERS) \
+	  --bulk $(RUN_BULK_WORKERS) --interval 0.25 & workers=$$!; \
 	$(MANAGE) runserver 127.0.0.1:$(RUN_PORT)
 
 # Production-like, on loopback only: debug off, gunicorn workers, whitenoise static files.

@@ -206,6 +206,55 @@ class Presentation(models.Model):
         return f"{self.battle or self.game} presented by {self.presenter}"
 
 
+class JobStatus(models.TextChoices):
+    QUEUED = "queued", "Waiting for a worker"
+    RUNNING = "running", "Being played"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class BattleJob(models.Model):
+    """A battle that takes thinking (a policy beyond a few milliseconds a battle, such as
+    lookahead), played by a task worker instead of in the page (issue 39.2-3): either a new
+    battle (`request`: battle_run's arguments, parties and table by key) or battle `i` of a
+    lab's matchup, made once and kept (LabBattle). The page that asked polls it."""
+
+    code = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=8, choices=JobStatus.choices, default=JobStatus.QUEUED)
+    request = models.JSONField(default=dict, blank=True)
+    matchup = models.ForeignKey(
+        "battles.LabMatchup", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    i = models.PositiveIntegerField(null=True, blank=True)
+    battle = models.ForeignKey(
+        Battle, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    error = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        constraints = [
+            # One job at a time makes a lab's battle i: a second ask joins the first.
+            models.UniqueConstraint(
+                fields=["matchup", "i"],
+                condition=models.Q(status__in=["queued", "running"]),
+                name="one_active_job_per_lab_battle",
+            )
+        ]
+
+    def __str__(self):
+        return f"battle job {self.code} ({self.status})"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING)
+
+    def get_absolute_url(self):
+        return reverse("battle_job", kwargs={"code": self.code})
+
+
 # The lab's models live in their own module; importing them here registers them.
 from .lab.models import Lab, LabBattle, LabChunk, LabMatchup, LabStatus  # noqa: E402, F401
 from .play.models import FairEstimate, Game, PlanStage, PlayedPlan  # noqa: E402, F401

@@ -126,6 +126,33 @@ def limit_refusal(*, table, draw_at_limit: bool) -> str | None:
     return "At this table its GM chose that the round limit decides (R9.6): leave this unticked."
 
 
+def battle_check(
+    *, owner, party_a: Party, party_b: Party, counts_for_growth: bool = False,
+    visibility: str = BattleVisibility.PRIVATE, table: Table | None = None, sides: bool = True,
+) -> None:  # fmt: skip
+    """Why this battle may not be run, as a ValidationError (battle_run, and a page that
+    hands the battle to a task worker, which asks before queueing and again when it runs)."""
+    visible = set(
+        parties_for(owner).filter(pk__in=[party_a.pk, party_b.pk]).values_list("pk", flat=True)
+    )
+    if {party_a.pk, party_b.pk} - visible:
+        raise ValidationError("You can only battle with parties you can see.")
+    if table is not None and not table.memberships.filter(user=owner).exists():
+        raise ValidationError("You can only run a battle at a table you sit at.")
+    if refusal := visibility_refusal(visibility, [party_a, party_b], table=table):
+        raise ValidationError(refusal)
+    if counts_for_growth and (refusal := growth_refusal(party_a, party_b)):
+        raise ValidationError(refusal)
+    if sides:
+        _check_sides(battle_snapshot(party_a, party_b))
+
+
+def _check_sides(snap: dict) -> None:
+    for side in snap["sides"]:
+        if not side["memeyori"]:
+            raise ValidationError(f"{side['name']} needs at least one Memeyori to battle.")
+
+
 def battle_run(
     *,
     owner,
@@ -142,23 +169,14 @@ def battle_run(
     """Run a battle and save it, with its R10 growth when it counts: the whole or nothing.
     At round 30 the round limit decides (R9.6), unless `draw_at_limit` (outside a table) or
     the table's GM chose a draw at the limit (limit_rule)."""
-    visible = set(
-        parties_for(owner).filter(pk__in=[party_a.pk, party_b.pk]).values_list("pk", flat=True)
-    )
-    if {party_a.pk, party_b.pk} - visible:
-        raise ValidationError("You can only battle with parties you can see.")
-    if table is not None and not table.memberships.filter(user=owner).exists():
-        raise ValidationError("You can only run a battle at a table you sit at.")
-    if refusal := visibility_refusal(visibility, [party_a, party_b], table=table):
-        raise ValidationError(refusal)
-    if counts_for_growth and (refusal := growth_refusal(party_a, party_b)):
-        raise ValidationError(refusal)
+    battle_check(
+        owner=owner, party_a=party_a, party_b=party_b, counts_for_growth=counts_for_growth,
+        visibility=visibility, table=table, sides=False,
+    )  # fmt: skip
     with transaction.atomic():
         limit = limit_rule(table=table, draw_at_limit=draw_at_limit)
         snap = battle_snapshot(party_a, party_b, limit=limit)
-        for side in snap["sides"]:
-            if not side["memeyori"]:
-                raise ValidationError(f"{side['name']} needs at least one Memeyori to battle.")
+        _check_sides(snap)
         log = simulate(snap, seed=seed, policies=(policy_a, policy_b))
         battle = Battle.objects.create(
             owner=owner,

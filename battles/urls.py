@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.battle_list, name="battle_list"),
     path("public/", views.public_list, name="battle_public"),
     path("new/", views.battle_new, name="battle_new"),
+    path("jobs/<uuid:code>/", views.battle_job, name="battle_job"),
     path("protocol/", views.protocol_page, name="battle_protocol"),
     path("<uuid:code>/", views.battle_page, name="battle"),
     path("<uuid:code>/log.json", views.battle_log, name="battle_log"),

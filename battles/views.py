@@ -25,6 +25,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 
 from cards.models import Party, TableMembership, readable_or_404
 from cards.printing import store
@@ -36,10 +37,10 @@ from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 from memeyori_site.ratelimit import requester
 
-from . import og, viewer
+from . import making, og, viewer
 from .engine.played import PLAYER
 from .forms import BattleForm, PresentForm, ShareForm, ViewerForm
-from .models import Battle, BattleVisibility, Game, Presentation
+from .models import Battle, BattleJob, BattleVisibility, Game, JobStatus, Presentation
 from .services import (
     battle_count_for_growth,
     battle_run,
@@ -209,19 +210,17 @@ def battle_new(request):
     form = BattleForm(request.POST or None, user=request.user, initial=prefill)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
+        args = {
+            k: d[k]
+            for k in ("party_a", "party_b", "seed", "policy_a", "policy_b", "counts_for_growth",
+                      "visibility", "table", "draw_at_limit")
+        }  # fmt: skip
         try:
-            battle = battle_run(
-                owner=request.user,
-                party_a=d["party_a"],
-                party_b=d["party_b"],
-                seed=d["seed"],
-                policy_a=d["policy_a"],
-                policy_b=d["policy_b"],
-                counts_for_growth=d["counts_for_growth"],
-                visibility=d["visibility"],
-                table=d["table"],
-                draw_at_limit=d["draw_at_limit"],
-            )
+            if making.thinks(d["policy_a"], d["policy_b"]):
+                # Seconds of thinking: a task worker plays it; the job's page shows when.
+                job = making.battle_job_start(owner=request.user, **args)
+                return redirect(job.battle if job.status == JobStatus.DONE else job)
+            battle = battle_run(owner=request.user, **args)
         except ValidationError as e:
             form.add_error(None, e)
         else:
@@ -230,6 +229,27 @@ def battle_new(request):
                 _og_job(battle, requester=f"battle:{battle.code}")
             return redirect(battle)
     return render(request, "battles/new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@require_safe
+@login_required
+@vary_on_headers("HX-Request")
+def battle_job(request, code):
+    """A battle being played by a task worker: its progress until the battle exists, then
+    the battle itself. Only the person who asked sees it."""
+    job = get_object_or_404(BattleJob.objects.select_related("matchup__lab"), code=code,
+                            owner=request.user)  # fmt: skip
+    if job.status == JobStatus.DONE and job.battle_id is not None:
+        url = job.battle.get_absolute_url()
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    if request.htmx and request.GET.get("progress") and job.active:
+        return render(request, "battles/job.html#job-progress", {"job": job})
+    if request.htmx and not job.active:
+        return HttpResponseClientRefresh()
+    waiting = BattleJob.objects.filter(
+        status=JobStatus.QUEUED, created__lt=job.created
+    ).count() if job.status == JobStatus.QUEUED else 0  # fmt: skip
+    return render(request, "battles/job.html", {"job": job, "ahead": waiting})
 
 
 def viewer_context(battle: Battle, base_url: str, round_no, step, *, kept: bool = True) -> dict:

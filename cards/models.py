@@ -246,10 +246,11 @@ class Character(models.Model):
 
     @property
     def upload_held(self) -> bool:
-        """Is the pending upload waiting for the picture store (HeldUpload)?"""
+        """Is the pending upload waiting for the picture store (HeldUpload), which a worker
+        tried and found not answering?"""
         return (
             bool(self.portrait_pending)
-            and HeldUpload.objects.filter(name=self.portrait_pending).exists()
+            and HeldUpload.objects.filter(name=self.portrait_pending, tries__gt=0).exists()
         )
 
     def portrait_url(self, size: str = "thumb") -> str:
@@ -624,11 +625,12 @@ class PrintedNumbers(models.Model):
 
 
 class HeldUpload(models.Model):
-    """An upload the object store did not take (it stalled or refused): its bytes wait
-    here, in the database every process shares, and cards.tasks.store_held_upload tries the
-    store again until it answers, then processes the upload as if nothing had happened
-    (issue 33.2: nothing lost). `name` is the storage name the row awaiting it holds
-    (a character's portrait_pending, or a party's incoming back image)."""
+    """An upload on its way to the object store: the request keeps its bytes here, in the
+    database every process shares, and answers (issue 39.5); cards.tasks.store_held_upload
+    writes them to the store from a worker, trying again until the store answers (issue
+    33.2: nothing lost), then processes the upload. `tries` counts the tries that failed.
+    `name` is the storage name the row awaiting it holds (a character's portrait_pending,
+    or a party's incoming back image)."""
 
     class Kind(models.TextChoices):
         MEMEYORI = "memeyori"

@@ -2,12 +2,10 @@
 each one transaction."""
 
 import secrets
-from functools import partial
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
@@ -28,7 +26,7 @@ from .models import (
     check_party_memeyori,
 )
 from .printing import portrait_uploads, portraits
-from .tasks import hold, process_party_back
+from .tasks import keep_upload
 
 # ---- What one person may own (issue 18.4, 18.5) ------------------------------------------
 
@@ -144,9 +142,8 @@ def party_save(
     if back_image:
         data, fmt = portraits.portrait_check(back_image)
         incoming = f"backs/incoming/{party.code}-{secrets.token_hex(6)}.{fmt.lower()}"
-        transaction.on_commit(
-            partial(_store_back_and_enqueue, code=str(party.code), incoming=incoming, data=data)
-        )
+        # Stored and made card-sized by a worker, never in this request (issue 39.5).
+        keep_upload(kind=HeldUpload.Kind.BACK, code=str(party.code), name=incoming, data=data)
     return party
 
 
@@ -158,15 +155,6 @@ _PARTY_EDITED = [
 def _delete_files_on_commit(names: list[str]) -> None:
     # A party's back files are its own (a fresh name per upload): nothing else names them.
     transaction.on_commit(lambda: [default_storage.delete(n) for n in names if n], robust=True)
-
-
-def _store_back_and_enqueue(*, code: str, incoming: str, data: bytes) -> None:
-    try:
-        stored = default_storage.save(incoming, ContentFile(data))
-    except Exception:  # a stalled or full store: keep the upload, try later
-        hold(kind=HeldUpload.Kind.BACK, code=code, name=incoming, data=data)
-        return
-    process_party_back.enqueue(code, stored)
 
 
 @transaction.atomic

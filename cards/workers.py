@@ -1,11 +1,13 @@
 """Task workers: the two queues, who is alive, and taking back what a dead worker held.
 
-Queues (issue 18.2). What a person waits for (renders, battle preview images, portraits,
-party backs) goes on INTERACTIVE; batches of battles (lab chunks) and upkeep (the media
-sweep) on BULK. Interactive tasks also carry the higher priority, so one worker serving
-both queues (`make run`) always claims a waiting render before the next lab chunk, and
-separate workers per queue (`make serve`, `manage.py run_workers`) keep bulk work off the
-render workers altogether.
+Queues (issue 18.2). What a person waits for (a round's deadline, renders, battle preview
+images, portraits, party backs, a battle with a thinking policy) goes on INTERACTIVE;
+batches of battles (lab chunks, estimates, reviews) and upkeep (the media sweep) on BULK.
+`make run` and `make serve` both run workers per queue (`manage.py run_workers`), so that
+bulk work never holds a worker an interactive task waits for (issue 39.1: one worker for
+both let renders wait minutes behind estimates). Interactive tasks also carry the higher
+priority, so a worker serving both queues still claims a waiting render before the next
+lab chunk; within the interactive queue a deadline goes first.
 
 Leases (issue 18.8). django-tasks-db marks a claimed task RUNNING and nothing more: a
 worker killed mid-task leaves it RUNNING for good. Every `db_worker` here (our command of
@@ -37,7 +39,12 @@ logger = logging.getLogger(__name__)
 INTERACTIVE = "interactive"
 BULK = "bulk"
 QUEUES = (INTERACTIVE, BULK)
+# Within the interactive queue: a timed round's deadline first (a table waits on it, and
+# it takes milliseconds), then what a page shows (renders, portraits), then a battle a
+# person asked to be played with a thinking policy (seconds of work, one at a time each).
+DEADLINE_PRIORITY = 100
 INTERACTIVE_PRIORITY = 50
+THINKING_PRIORITY = 20
 BULK_PRIORITY = -50
 # A task on which this many workers stopped (killed, out of memory) is not tried again.
 MAX_ATTEMPTS = 3

@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from battles.lab import services
 from battles.lab.models import Lab
-from battles.models import Battle
+from battles.making import make_battle
+from battles.models import Battle, BattleJob
 from cards.demo import seed_demo
 from cards.models import Party
 
@@ -31,8 +32,12 @@ def test_the_battle_form_offers_lookahead_and_the_battle_records_its_version(cli
         {"party_a": demo["Cold Front"].code, "party_b": demo["Wild Bunch"].code, "seed": 3,
          "policy_a": "lookahead", "policy_b": "greedy", "visibility": "private"},
     )  # fmt: skip
-    assert response.status_code == 302
+    # Played by a task worker (issue 39.3): the page answers with the job's progress.
+    job = BattleJob.objects.get()
+    assert response.status_code == 302 and response.url == job.get_absolute_url()
+    make_battle.call(str(job.code))
     battle = Battle.objects.get()
+    assert client.get(job.get_absolute_url()).url == battle.get_absolute_url()
     assert (battle.policy_a, battle.policy_version_a) == ("lookahead", 3)
     assert (battle.policy_b, battle.policy_version_b) == ("greedy", 2)
     out = StringIO()

@@ -72,6 +72,33 @@ def test_an_upload_is_decoded_once_and_outside_any_transaction(
     assert pup.portrait_print and not pup.portrait_pending
 
 
+def test_an_upload_is_written_to_the_store_by_a_worker_never_by_the_page(
+    client, alice, pup, queued_tasks
+):
+    """Issue 39.5: a stalled store held each upload's page 6.4 s. The page keeps the bytes
+    in the database and answers; the worker stores them, then processes them."""
+    from django_tasks_db.models import DBTaskResult
+
+    from cards.models import HeldUpload
+    from tests.conftest import stored_files
+
+    client.force_login(alice)
+    before = stored_files()
+    response = client.post(edit_url(pup), {**builder_data(pup), "portrait": png_upload()})
+    assert response.status_code == 302
+    assert stored_files() == before  # the page wrote nothing to the store
+    pup.refresh_from_db()
+    held = HeldUpload.objects.get()
+    assert pup.portrait_pending == held.name and held.tries == 0
+    for path in ("cards.tasks.store_held_upload", "cards.tasks.process_portrait"):
+        row = DBTaskResult.objects.get(task_path=path, status="READY")
+        assert row.task.call(*row.args_kwargs["args"]) == "stored"
+        DBTaskResult.objects.filter(pk=row.pk).update(status="SUCCESSFUL")
+    pup.refresh_from_db()
+    assert not HeldUpload.objects.exists() and not pup.portrait_pending
+    assert pup.portrait_thumb.name in stored_files()
+
+
 def test_the_pixel_cap_is_what_a_card_portrait_needs(pup, client, alice):
     client.force_login(alice)
     big = SimpleUploadedFile("big.png", huge_png_header(6300, 6300), content_type="image/png")

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.tasks import task
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -117,6 +118,36 @@ def test_a_render_asked_for_after_a_big_lab_is_claimed_before_its_chunks(
     # ...and a worker serving renders only (make serve's) never sees the lab at all.
     renders_only = DBTaskResult.objects.ready().filter(queue_name=render_task.queue_name)
     assert [row.task_path for row in renders_only] == [render_task.module_path]
+
+
+@task(queue_name="interactive", priority=50)
+def render_stand_in() -> str:
+    return "a render"
+
+
+@task(queue_name="bulk", priority=-50)
+def bulk_stand_in() -> str:
+    return "a lab chunk"
+
+
+@pytest.mark.parametrize("queues", [["interactive"], ["interactive", "bulk"]])
+def test_a_rounds_deadline_is_taken_first_while_renders_and_bulk_work_wait(
+    db, queued_tasks, queues
+):
+    """Issue 39.6: a timed round's deadline ran 14 s late behind bulk work. It goes on the
+    interactive queue at the top priority, so a worker of make run's and make serve's
+    (interactive alone) and one serving both queues take it before anything waiting."""
+    from battles.play.clock import expire_round
+    from cards import workers
+
+    for _ in range(3):
+        bulk_stand_in.enqueue()
+    render_stand_in.enqueue()
+    expire_round.enqueue("00000000-0000-0000-0000-000000000000", timezone.now().isoformat())
+    assert expire_round.priority == workers.DEADLINE_PRIORITY > render_stand_in.priority
+    # What a db_worker of these queues claims next (django_tasks_db's own query).
+    claimed = DBTaskResult.objects.ready().filter(queue_name__in=queues).first()
+    assert claimed.task_path == expire_round.module_path
 
 
 def test_a_render_waiting_behind_bulk_work_is_never_marked_failed(

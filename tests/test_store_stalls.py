@@ -90,9 +90,10 @@ def _stalling_config():
 
 @pytest.mark.django_db(transaction=True)
 def test_an_upload_while_the_store_is_stalled_is_kept_and_goes_in_when_the_store_answers(
-    settings, stalled_store, alice, types
+    settings, stalled_store, alice, types, queued_tasks
 ):
     from django.core.files.uploadedfile import SimpleUploadedFile
+    from django_tasks_db.models import DBTaskResult
 
     from cards.models import HeldUpload
     from cards.tasks import store_held_upload
@@ -111,18 +112,28 @@ def test_an_upload_while_the_store_is_stalled_is_kept_and_goes_in_when_the_store
     answer = client.post(page, {"portrait": upload, "focus_x": 0.5, "focus_y": 0.5})
     assert answer.status_code == 302
     pup.refresh_from_db()
-    # Nothing lost: the row still waits for the upload, whose bytes wait in the database.
+    # Nothing lost, and the page never asked the store (issue 39.5): the row waits for
+    # the upload, whose bytes wait in the database for a worker to store them.
     held = HeldUpload.objects.get()
     assert pup.portrait_pending == held.name and not pup.portrait_error
     assert bytes(held.data) == sent and held.kind == "memeyori" and held.code == pup.code
+    assert held.tries == 0
+    queued = DBTaskResult.objects.get(task_path="cards.tasks.store_held_upload")
+    assert queued.args_kwargs["args"] == [held.name] and queued.queue_name == "interactive"
+    assert "A new portrait is processing" in client.get(page).text
+    # The worker's try finds the store stalled: it keeps the upload and says so.
+    assert store_held_upload.call(held.name) == "held"
+    assert HeldUpload.objects.get().tries == 1
     assert "The picture store is not answering" in client.get(page).text
     # Still stalled: the next try keeps it.
     assert store_held_upload.call(held.name) == "held"
-    assert HeldUpload.objects.get().tries == 1
+    assert HeldUpload.objects.get().tries == 2
     # The store answers (a real S3 server now): the next try stores and processes it.
     with servers.s3_server() as answering:
         settings.STORAGES = servers.s3_storages(answering, settings)
         assert store_held_upload.call(held.name) == "stored"
+        processing = DBTaskResult.objects.get(task_path="cards.tasks.process_portrait")
+        assert processing.task.call(*processing.args_kwargs["args"]) == "stored"
         pup.refresh_from_db()
         assert not HeldUpload.objects.exists()
         assert not pup.portrait_pending and not pup.portrait_error
@@ -178,10 +189,13 @@ def test_a_held_upload_the_store_never_takes_is_given_up_after_a_day_with_words(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_party_back_image_sent_while_the_store_is_stalled_is_held_too(
-    settings, stalled_store, alice, types
+    settings, stalled_store, alice, types, queued_tasks
 ):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
     from cards import services
     from cards.models import HeldUpload
+    from cards.tasks import store_held_upload
 
     from .test_portraits import image_bytes
 
@@ -189,9 +203,8 @@ def test_a_party_back_image_sent_while_the_store_is_stalled_is_held_too(
     settings.STORAGES = servers.s3_storages(env, settings)
     settings.STORAGES["default"]["OPTIONS"]["client_config"] = _stalling_config()
     party = make_party(alice, name="Pups")
-    services._store_back_and_enqueue(
-        code=str(party.code), incoming=f"backs/incoming/{party.code}-0.png",
-        data=image_bytes((300, 400), fmt="PNG"),
-    )  # fmt: skip
+    back = SimpleUploadedFile("b.png", image_bytes((300, 400), fmt="PNG"), "image/png")
+    services.party_save(party=party, memeyori=[], back_image=back)
     held = HeldUpload.objects.get()
-    assert held.kind == "back" and held.code == party.code
+    assert held.kind == "back" and held.code == party.code and held.tries == 0
+    assert store_held_upload.call(held.name) == "held"

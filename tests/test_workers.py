@@ -343,13 +343,13 @@ def test_the_supervisor_starts_again_a_worker_that_dies_and_stops_them_all(queue
             os.kill(pid, 0)
 
 
-def test_make_serve_runs_the_supervisor_and_make_run_one_worker_for_both_queues():
+def test_make_serve_and_make_run_both_run_the_supervisor_with_a_worker_per_queue():
     def recipe(target: str) -> str:
         env = {**os.environ, "PYTHON": sys.executable}
         return subprocess.run(["make", "-n", target], cwd=ROOT, env=env, capture_output=True,
                               text=True, check=True).stdout  # fmt: skip
 
-    assert "manage.py run_workers --interactive" in recipe("serve")
-    assert "manage.py db_worker --no-reload --interval 0.25 --queue-name interactive,bulk" in (
-        recipe("run")
-    )
+    assert "manage.py run_workers --interactive 2" in recipe("serve")
+    # make run too (issue 39.1): one worker for the interactive queue alone, one for bulk.
+    assert "manage.py run_workers --interactive 1" in recipe("run")
+    assert "--bulk 1" in recipe("run")

@@ -16,9 +16,10 @@ from cards.models import get_readable_or_404
 from memeyori_site.errors import DeadLink, error_page
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
+from .. import making
 from .. import views as battle_views
 from ..forms import ShareForm
-from ..models import BattleVisibility
+from ..models import BattleVisibility, JobStatus
 from . import report, services
 from .forms import LabForm, WhatIfForm
 from .models import Lab, LabStatus
@@ -187,8 +188,10 @@ class OpenForm(forms.Form):
 
 def _open(request, lab: Lab, *, shared: bool):
     """Battle i in the viewer. A battle its owner kept opens at its own address; any other
-    is played from the lab's snapshot and seed and shown here, stored nowhere (issue
-    18.9). The lab's owner may POST to keep it (to share it alone, or present it)."""
+    of cheap policies is played from the lab's snapshot and seed and shown here, stored
+    nowhere (issue 18.9). The lab's owner may POST to keep it (to share it alone, or present
+    it). A battle with a thinking policy is never played in a request (issue 39.2): until
+    its owner has a task worker make it (a POST), the page says it is not made yet."""
     form = OpenForm(request.GET)
     if not form.is_valid():
         return _no_such_battle(request, lab, shared=shared)
@@ -198,16 +201,31 @@ def _open(request, lab: Lab, *, shared: bool):
         return _no_such_battle(request, lab, shared=shared, status=404)
     back = reverse("lab_shared", kwargs={"token": lab.share_token}) if shared else lab
     is_owner = not shared and lab.owner_id == request.user.pk
+    thinks = making.thinks(lab.policy_a, lab.policy_b)
     try:
         if request.method == "POST":
             if not is_owner:
                 raise Http404
+            if thinks and (kept := services.stored_battle(matchup=matchup, i=i)):
+                return redirect(kept)
+            if thinks:
+                # Seconds of thinking: a task worker makes it once, and it is kept.
+                job = making.lab_battle_job_start(lab=lab, matchup=matchup, i=i, by=request.user)
+                return redirect(job.battle if job.status == JobStatus.DONE else job)
             return redirect(services.lab_open_battle(lab=lab, matchup=matchup, i=i))
         battle = services.stored_battle(matchup=matchup, i=i)
         if battle is not None:
             if shared and lab.visibility != BattleVisibility.PUBLIC:
                 return redirect(battle.share_url())
             return redirect(battle)
+        if thinks:
+            # Never played for a reader (issue 39.2): the owner may ask a worker to make it.
+            job = making.lab_battle_job(matchup=matchup, i=i) if is_owner else None
+            return render(request, "battles/lab/not_made.html", {
+                "lab": lab, "matchup": matchup, "i": i, "m": m, "is_owner": is_owner,
+                "job": job, "back": back if shared else lab.get_absolute_url(),
+            })  # fmt: skip
+        # Cheap policies (a few milliseconds a battle): played from the seed, kept nowhere.
         battle = services.lab_battle(lab=lab, matchup=matchup, i=i)
     except ValidationError as e:
         messages.error(request, " ".join(e.messages))

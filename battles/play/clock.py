@@ -42,7 +42,7 @@ def schedule(game: Game) -> bool:
     return True
 
 
-@task(queue_name=workers.INTERACTIVE, priority=workers.INTERACTIVE_PRIORITY)
+@task(queue_name=workers.INTERACTIVE, priority=workers.DEADLINE_PRIORITY)
 def expire_round(code: str, due: str) -> bool:
     """The deadline `due` passed: record the AI's plans for the sides that did not plan,
     resolve the round, publish it, and queue the next round's deadline."""

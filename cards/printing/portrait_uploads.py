@@ -1,18 +1,16 @@
 """A portrait upload taken onto its character's row (the builder, the print page's focal
-point): checked by what its header shows, stored as pending after the commit, and decoded
-once by cards.tasks.process_portrait, outside any transaction (issue 11.4)."""
+point): checked by what its header shows, kept as pending (its bytes in the database),
+written to the store by a worker (issue 39.5), and decoded once by
+cards.tasks.process_portrait, outside any transaction (issue 11.4)."""
 
 import logging
 import secrets
-from functools import partial
 
-from django.core.files.base import ContentFile
-from django.core.files.storage import default_storage
 from django.db import transaction
 
 from cards.media import delete_on_commit
-from cards.models import Archon, Character, Memeyori
-from cards.tasks import hold, process_portrait
+from cards.models import Character
+from cards.tasks import keep_upload, process_portrait
 
 from .portraits import _check_focus, _refuse, portrait_check
 
@@ -25,9 +23,10 @@ def character_set_portrait(
     """Take a new portrait (if `upload`) and/or move its focal point. Raises ValidationError
     (nothing stored) on what the header shows is bad.
 
-    Nothing is decoded here: the row names the upload as pending; after the commit the
-    upload is stored as it came and cards.tasks.process_portrait decodes it once, outside
-    any transaction (in a worker once tasks run in one), and makes the three sizes.
+    Nothing is decoded or stored here: the row names the upload as pending and its bytes
+    are kept beside it (HeldUpload); after the commit a worker stores the upload as it came
+    (cards.tasks.store_held_upload) and cards.tasks.process_portrait decodes it once,
+    outside any transaction, and makes the three sizes.
     """
     fx = character.portrait_focus_x if focus_x is None else _check_focus(focus_x, "x")
     fy = character.portrait_focus_y if focus_y is None else _check_focus(focus_y, "y")
@@ -54,29 +53,11 @@ def character_set_portrait(
             fields += ["portrait_pending", "portrait_error"]
             delete_on_commit([waiting])
         character.save(update_fields=[*fields, "updated"])
-        # The upload reaches the disk only once the row naming it has committed: a write
-        # that rolls back, here or in any caller's transaction, leaves no file (11.7).
-        transaction.on_commit(
-            partial(
-                _store_and_enqueue, kind=character.kind, code=str(character.code),
-                incoming=incoming, data=data,
-            )
-        )  # fmt: skip
-
-
-def _store_and_enqueue(*, kind: str, code: str, incoming: str, data: bytes | None) -> None:
-    if incoming:
-        try:
-            stored = default_storage.save(incoming, ContentFile(data))
-        except Exception as error:  # a stalled or full store: keep the upload, try later
-            log.warning("the store did not take upload %s: %s", incoming, error)
-            hold(kind=kind, code=code, name=incoming, data=data)
-            return
-        if stored != incoming:  # a name taken: never process another file
-            default_storage.delete(stored)
-            models = {c.kind: c for c in (Memeyori, Archon)}
-            models[kind].objects.filter(code=code, portrait_pending=incoming).update(
-                portrait_pending="", portrait_error="The upload could not be stored; try again."
-            )
-            return
-    process_portrait.enqueue(kind, code, incoming)
+        if incoming:
+            # The bytes wait in the database with the row naming them; a worker stores
+            # them (never this request: issue 39.5) and then processes them. A write that
+            # rolls back, here or in any caller's transaction, keeps nothing (11.7).
+            keep_upload(kind=character.kind, code=str(character.code), name=incoming, data=data)
+        else:
+            kind, code = character.kind, str(character.code)
+            transaction.on_commit(lambda: process_portrait.enqueue(kind, code, ""))
