@@ -21,7 +21,7 @@ PYTHON := $(shell \
   done)
 endif
 
-.PHONY: help run serve test bench bench-quick load load-ab lint python-check
+.PHONY: help run serve test bench bench-quick load load-ab lint python-check compile-engine
 
 help:
 	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000 with a task worker"
@@ -29,6 +29,7 @@ help:
 	@echo "make bench  measure the rules core and the site (make bench-quick: a smoke run, as CI does)"
 	@echo "make serve  production-like on 127.0.0.1:8000: gunicorn, whitenoise, debug off"
 	@echo "make load   a bounded load test (at most 60 s) against a production-like server"
+	@echo "make compile-engine  build the battle engine's hot modules with mypyc (make test and make serve do)"
 
 python-check:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -47,6 +48,19 @@ $(VENV)/.installed: pyproject.toml | $(VPY)
 $(VENV)/.installed-test: pyproject.toml | $(VPY)
 	$(VPY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-compile: pyproject.toml | $(VPY)
+	$(VPY) -m pip install --quiet -e '.[compile]'
+	touch $@
+
+# The battle engine's hot modules compiled by mypyc from their own source into build/
+# (battles/compile_engine.py); the engine loads them only while that source is unchanged.
+# Quick when the build is fresh. Never in `make run`'s way to the first page; `make test`
+# and `make serve` build it, and go on with the engine's Python source if it cannot be
+# built (no mypyc, no C compiler: `manage.py check` says so, battles.I001).
+compile-engine: | $(VPY)
+	-$(MAKE) --no-print-directory $(VENV)/.installed-compile
+	-$(VPY) -m battles.compile_engine
 
 # The dev server and one task worker from one command; Ctrl-C stops both. The worker serves
 # both queues, renders and portraits first (by priority), then lab chunks. It does not
@@ -91,7 +105,7 @@ $(VENV)/secret-key: | $(VPY)
 	$(VPY) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
 	chmod 600 $@
 
-serve: $(VENV)/.installed $(VENV)/secret-key
+serve: $(VENV)/.installed $(VENV)/secret-key compile-engine
 	$(SERVE_ENV) $(MANAGE) collectstatic --noinput -v0
 	$(SERVE_ENV) $(MANAGE) migrate --noinput
 	$(SERVE_ENV) $(MANAGE) createcachetable
@@ -111,14 +125,14 @@ load: $(VENV)/.installed-test $(VENV)/secret-key
 load-ab: $(VENV)/.installed-test $(VENV)/secret-key
 	$(VPY) -m tests.bench.load_ab $(REV) $(RUNS)
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test compile-engine
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # BENCHES="battles lab" runs only those modules of tests/bench/.
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test compile-engine
 	$(VPY) -m tests.bench $(BENCHES)
 
 # Every bench at a few iterations: CI runs it so that a bench that crashes fails the build.

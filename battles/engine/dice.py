@@ -27,9 +27,9 @@ def _outcomes(k: int) -> list[tuple]:
         for _ in range(k):
             index, digit = divmod(index, 6)
             faces.append(digit + 1)
-        faces = tuple(reversed(faces))
-        hits = sum(1 for f in faces if f >= 4)
-        out.append((faces, hits, faces.count(1), faces.count(6)))
+        rolled = tuple(reversed(faces))
+        hits = sum(1 for f in rolled if f >= 4)
+        out.append((rolled, hits, rolled.count(1), rolled.count(6)))
     return out
 
 
@@ -49,13 +49,13 @@ _POOLS: dict[int, tuple] = {}
 def _pool(count: int) -> tuple:
     plan = _POOLS.get(count)
     if plan is None:
-        plan = []
+        steps = []
         left = count
         while left > 0:
             k = left if left < GROUP else GROUP
-            plan.append((_FACES[k], _COUNTS[k], _HITS[k], _SIZES[k]))
+            steps.append((_FACES[k], _COUNTS[k], _HITS[k], _SIZES[k]))
             left -= k
-        plan = _POOLS[count] = tuple(plan)
+        plan = _POOLS[count] = tuple(steps)
     return plan
 
 

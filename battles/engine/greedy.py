@@ -44,6 +44,7 @@ attacks highest bound first and stops at the first that cannot match the best so
 
 import itertools
 from operator import itemgetter
+from typing import Any
 
 from .damage import damage, heal_power, type_multiplier
 from .field import DISMISSED, FIELD, STORED, View
@@ -379,7 +380,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
     hand = side.hand
     mp = side.mp
     level = side.resonance
-    prices = None  # _prices, looked up once a Tier comes into question
+    prices: Any = None  # _prices, looked up once a Tier comes into question
     extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []
     enemies = view.enemies
