@@ -29,7 +29,7 @@ help:
 	@echo "make bench  measure the rules core and the site (make bench-quick: a smoke run, as CI does)"
 	@echo "make serve  production-like on 127.0.0.1:8000: gunicorn, whitenoise, debug off"
 	@echo "make load   a bounded load test (at most 60 s) against a production-like server"
-	@echo "make compile-engine  build the battle engine's hot modules with mypyc (make test and make serve do)"
+	@echo "make compile-engine  build the battle engine's hot modules with mypyc (MEMEYORI_ENGINE=auto loads them)"
 
 python-check:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -54,10 +54,10 @@ $(VENV)/.installed-compile: pyproject.toml | $(VPY)
 	touch $@
 
 # The battle engine's hot modules compiled by mypyc from their own source into build/
-# (battles/compile_engine.py); the engine loads them only while that source is unchanged.
-# Quick when the build is fresh. Never in `make run`'s way to the first page; `make test`
-# and `make serve` build it, and go on with the engine's Python source if it cannot be
-# built (no mypyc, no C compiler: `manage.py check` says so, battles.I001).
+# (battles/compile_engine.py); the engine loads them only with MEMEYORI_ENGINE=auto (or
+# compiled) and only while that source is unchanged. Not a step of run, serve or test: the
+# build is not faster than the source yet (battles/engine/__init__.py); .ci/run builds it
+# and runs the engine's tests on it. Without mypyc or a C compiler it says so and stops.
 compile-engine: | $(VPY)
 	-$(MAKE) --no-print-directory $(VENV)/.installed-compile
 	-$(VPY) -m battles.compile_engine
@@ -105,7 +105,7 @@ $(VENV)/secret-key: | $(VPY)
 	$(VPY) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
 	chmod 600 $@
 
-serve: $(VENV)/.installed $(VENV)/secret-key compile-engine
+serve: $(VENV)/.installed $(VENV)/secret-key
 	$(SERVE_ENV) $(MANAGE) collectstatic --noinput -v0
 	$(SERVE_ENV) $(MANAGE) migrate --noinput
 	$(SERVE_ENV) $(MANAGE) createcachetable
@@ -125,14 +125,14 @@ load: $(VENV)/.installed-test $(VENV)/secret-key
 load-ab: $(VENV)/.installed-test $(VENV)/secret-key
 	$(VPY) -m tests.bench.load_ab $(REV) $(RUNS)
 
-test: $(VENV)/.installed-test compile-engine
+test: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(MANAGE) makemigrations --check --dry-run
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # BENCHES="battles lab" runs only those modules of tests/bench/.
-bench: $(VENV)/.installed-test compile-engine
+bench: $(VENV)/.installed-test
 	$(VPY) -m tests.bench $(BENCHES)
 
 # Every bench at a few iterations: CI runs it so that a bench that crashes fails the build.

@@ -32,6 +32,8 @@ def test_it_runs_the_source_when_the_build_was_made_from_other_source(tmp_path):
     (tmp_path / "SOURCE").write_text("0" * 64 + "\n")
     done = _engine_in_child("auto", tmp_path)
     assert done.stdout.strip() == "python (compiled build stale) True", done.stderr
+    # And the default is the source, whatever the build.
+    assert _engine_in_child("python", tmp_path).stdout.strip() == "python True"
 
 
 def test_it_runs_the_source_without_a_build(tmp_path):
@@ -46,12 +48,25 @@ def test_it_refuses_to_start_compiled_from_a_stale_build(tmp_path):
     assert "MEMEYORI_ENGINE=compiled, but the build" in done.stderr
 
 
-def test_the_suite_runs_the_plain_engine_and_the_check_says_so():
+def test_the_suite_runs_the_plain_engine_and_the_check_is_quiet_about_it():
     assert engine.ENGINE_BUILD == "python"
     assert engine.dice.__file__.endswith(".py")
+    assert engine_build_check() == [] or "no C compiler" in engine_build_check()[0].msg
+
+
+def test_the_check_says_when_the_asked_for_build_cannot_run(monkeypatch, tmp_path):
+    monkeypatch.setenv("MEMEYORI_ENGINE", "auto")
+    monkeypatch.setattr(engine, "BUILD", tmp_path / "nothing")
     [info] = engine_build_check()
     assert info.id == "battles.I001"
     assert "runs from its Python source" in info.msg
+
+
+def test_the_check_says_when_no_compiler_is_present(monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    [info] = engine_build_check()
+    assert info.id == "battles.I001"
+    assert "no C compiler" in info.msg
 
 
 @pytest.mark.skipif(engine._build_state() != "fresh", reason="no fresh compiled build here")
