@@ -63,14 +63,14 @@ def _showdown() -> Path | str:
     return script
 
 
-def _showdown_rate(script: Path, n: int, base: int) -> float:
-    """Showdown's gen9 random battles per second of CPU time, `n` of them."""
+def _showdown_rate(script: Path, n: int, base: int) -> tuple[float, float]:
+    """Showdown's gen9 random battles per second of CPU time and of wall time, `n` of them."""
     done = subprocess.run(
         ["node", str(script), str(n), str(base)],
         cwd=SHOWDOWN_CACHE, capture_output=True, text=True, check=True, timeout=1800,
     )  # fmt: skip
     figures = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures["battles"] / figures["cpu"]
+    return figures["battles"] / figures["cpu"], figures["battles"] / figures["wall"]
 
 
 class CountingRandom(random.Random):
@@ -250,13 +250,15 @@ def bench_engine() -> None:
     print(f"battles: the first battles of each run (cold memos) took {cold * 1e3:.0f} ms")
     if isinstance(showdown, Path):
         showdown_rates.append(_showdown_rate(showdown, showdown_n, 2))
-        mean = sum(showdown_rates) / 2
+        (cpu0, wall0), (cpu1, wall1) = showdown_rates
+        mean, mean_wall = (cpu0 + cpu1) / 2, (wall0 + wall1) / 2
         print(
             f"battles: Pokemon Showdown {SHOWDOWN} gen9randombattle (its Runner, random players,"
-            f" full protocol), {showdown_n} battles before and after:"
-            f" {showdown_rates[0]:,.1f} and {showdown_rates[1]:,.1f}/s of CPU time;"
-            f" greedy demo battles with full logs / Showdown's: {n / full[1] / mean:,.1f}x"
-            f" (goal 100x), summary mode {n / summary[1] / mean:,.1f}x"
+            f" full protocol), {showdown_n} battles before and after: {cpu0:,.1f} and"
+            f" {cpu1:,.1f}/s of CPU time ({wall0:,.1f} and {wall1:,.1f}/s of wall time);"
+            f" greedy demo battles with full logs / Showdown's, in CPU time:"
+            f" {n / full[1] / mean:,.1f}x (goal 100x), summary mode {n / summary[1] / mean:,.1f}x;"
+            f" in wall time {n / full[0] / mean_wall:,.1f}x"
         )
     else:
         print(f"battles: Pokemon Showdown skipped: {showdown}")
