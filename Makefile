@@ -21,7 +21,7 @@ PYTHON := $(shell \
   done)
 endif
 
-.PHONY: help run serve test bench bench-quick load load-ab lint python-check
+.PHONY: help run serve test bench bench-quick load load-ab lint python-check compile-engine
 
 help:
 	@echo "make run    install, migrate, load demo data, serve on http://127.0.0.1:8000 with task workers"
@@ -29,6 +29,7 @@ help:
 	@echo "make bench  measure the rules core and the site (make bench-quick: a smoke run, as CI does)"
 	@echo "make serve  production-like on 127.0.0.1:8000: gunicorn, whitenoise, debug off"
 	@echo "make load   a bounded load test (at most 60 s) against a production-like server"
+	@echo "make compile-engine  build the battle engine's hot modules with mypyc (MEMEYORI_ENGINE=auto loads them)"
 
 python-check:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -47,6 +48,19 @@ $(VENV)/.installed: pyproject.toml | $(VPY)
 $(VENV)/.installed-test: pyproject.toml | $(VPY)
 	$(VPY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-compile: pyproject.toml | $(VPY)
+	$(VPY) -m pip install --quiet -e '.[compile]'
+	touch $@
+
+# The battle engine's hot modules compiled by mypyc from their own source into build/
+# (battles/compile_engine.py); the engine loads them only with MEMEYORI_ENGINE=auto (or
+# compiled) and only while that source is unchanged. Not a step of run, serve or test: the
+# build is not faster than the source yet (battles/engine/__init__.py); .ci/run builds it
+# and runs the engine's tests on it. Without mypyc or a C compiler it says so and stops.
+compile-engine: | $(VPY)
+	-$(MAKE) --no-print-directory $(VENV)/.installed-compile
+	-$(VPY) -m battles.compile_engine
 
 # The dev server and, as `make serve` has, task workers per queue (cards/workers.py), from
 # one command; Ctrl-C stops them all. One worker takes only the interactive queue (a round's

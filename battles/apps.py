@@ -7,6 +7,8 @@ class BattlesConfig(AppConfig):
     def ready(self):
         from django.utils.autoreload import file_changed
 
+        from . import checks  # noqa: F401  (registers the engine build's check)
+
         file_changed.connect(_forget_rendered_steps, dispatch_uid="battles_rendered_steps")
 
 

@@ -2,10 +2,11 @@
 
 import random
 from dataclasses import dataclass
+from typing import Final
 
-HIT_MIN = 4  # a 4, 5 or 6 is a hit
-GLITCH = 1
-EXPLODE = 6
+HIT_MIN: Final = 4  # a 4, 5 or 6 is a hit
+GLITCH: Final = 1
+EXPLODE: Final = 6
 
 
 def d6(rng: random.Random) -> int:
@@ -17,7 +18,7 @@ def d6(rng: random.Random) -> int:
 # A pool of dice is rolled up to five at a time: one random() picks one of the 6**k equally
 # likely outcomes of k dice (k <= 5), as int(random() * 6) picks one face. Each entry of
 # _GROUPS[k] is (faces, hits, glitches, sixes); outcome 6**k - 1 is all sixes, 0 all ones.
-GROUP = 5
+GROUP: Final = 5
 
 
 def _outcomes(k: int) -> list[tuple]:
@@ -27,35 +28,35 @@ def _outcomes(k: int) -> list[tuple]:
         for _ in range(k):
             index, digit = divmod(index, 6)
             faces.append(digit + 1)
-        faces = tuple(reversed(faces))
-        hits = sum(1 for f in faces if f >= 4)
-        out.append((faces, hits, faces.count(1), faces.count(6)))
+        rolled = tuple(reversed(faces))
+        hits = sum(1 for f in rolled if f >= 4)
+        out.append((rolled, hits, rolled.count(1), rolled.count(6)))
     return out
 
 
-_GROUPS = [_outcomes(k) for k in range(GROUP + 1)]
-_SIZES = [6**k for k in range(GROUP + 1)]
+_GROUPS: Final = [_outcomes(k) for k in range(GROUP + 1)]
+_SIZES: Final = [6**k for k in range(GROUP + 1)]
 # The engine's tables: a group's faces, and its counts packed in one int (hits, glitches
 # << 16, sixes << 32), so a pool's counts are one sum per group, unpacked once.
-_FACES = [tuple(o[0] for o in outcomes) for outcomes in _GROUPS]
-_COUNTS = [tuple(h | g << 16 | x << 32 for _, h, g, x in outcomes) for outcomes in _GROUPS]
-_HITS = [tuple(o[1] for o in outcomes) for outcomes in _GROUPS]
-MASK = 0xFFFF  # a pool of up to 65,535 dice
+_FACES: Final = [tuple(o[0] for o in outcomes) for outcomes in _GROUPS]
+_COUNTS: Final = [tuple(h | g << 16 | x << 32 for _, h, g, x in outcomes) for outcomes in _GROUPS]
+_HITS: Final = [tuple(o[1] for o in outcomes) for outcomes in _GROUPS]
+MASK: Final = 0xFFFF  # a pool of up to 65,535 dice
 # How a pool of n dice is drawn: ((faces, counts, hits, 6**k), ...), five at a time, the
 # rest last.
-_POOLS: dict[int, tuple] = {}
+_POOLS: Final[dict[int, tuple]] = {}
 
 
 def _pool(count: int) -> tuple:
     plan = _POOLS.get(count)
     if plan is None:
-        plan = []
+        steps = []
         left = count
         while left > 0:
             k = left if left < GROUP else GROUP
-            plan.append((_FACES[k], _COUNTS[k], _HITS[k], _SIZES[k]))
+            steps.append((_FACES[k], _COUNTS[k], _HITS[k], _SIZES[k]))
             left -= k
-        plan = _POOLS[count] = tuple(plan)
+        plan = _POOLS[count] = tuple(steps)
     return plan
 
 
@@ -66,7 +67,7 @@ for _n in range(31):
 def roll_dice(rng: random.Random, count: int) -> tuple[int, ...]:
     """`count` dice, each face uniform and independent (R4)."""
     draw = rng.random
-    faces = ()
+    faces: tuple[int, ...] = ()
     while count > 0:
         k = count if count < GROUP else GROUP
         faces += _GROUPS[k][int(draw() * _SIZES[k])][0]

@@ -1,12 +1,16 @@
 """The changing state of a battle: combatants, sides, planned cards, and what a side sees."""
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from .model import ARCHON_SUMMON_COST, FIELD_SIZE, CardSpec, FighterSpec
 
-STORED, FIELD, KO, DISMISSED = "stored", "field", "ko", "dismissed"
-ARCHON_PLACE = FIELD_SIZE  # the Archon stands after the three places in field order
+# Final: the compiled engine (battles/compile_engine.py) reads them as constants, not names.
+STORED: Final = "stored"
+FIELD: Final = "field"
+KO: Final = "ko"
+DISMISSED: Final = "dismissed"
+ARCHON_PLACE: Final = FIELD_SIZE  # the Archon stands after the three places in field order
 
 
 class Fighter:

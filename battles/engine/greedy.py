@@ -44,6 +44,7 @@ attacks highest bound first and stops at the first that cannot match the best so
 
 import itertools
 from operator import itemgetter
+from typing import Any, Final
 
 from .damage import damage, heal_power, type_multiplier
 from .field import DISMISSED, FIELD, STORED, View
@@ -52,31 +53,31 @@ from .model import ARCHON_SUMMON_COST, RESONANCE_MAX, TIER_COST
 from .near_limit import summon_for_the_limit
 from .odds import attack_odds
 
-VERSION = 2
-UPKEEP = 1  # R9.1: what an active Archon costs at each round start
-UPKEEP_ROUNDS = 2  # while the Archon is on the field, Tiers never spend these upkeeps
+VERSION: Final = 2
+UPKEEP: Final = 1  # R9.1: what an active Archon costs at each round start
+UPKEEP_ROUNDS: Final = 2  # while the Archon is on the field, Tiers never spend these upkeeps
 # A summon needs its upkeep covered for at least two rounds; four (8 + 4 = 12 Resonance) is
 # what the audit measured best: 24% of summons end dismissed for want of upkeep, not 37%.
-SUMMON_UPKEEP_ROUNDS = 4
-HEAL_BELOW = 0.5  # the first pass heals an ally under half its maximum HP
-CARD_WORTH = 1  # a card in hand is worth one point of type matchup
-ROOM_AT_LEAST = 2  # a target expected to fall still takes this much (ruling 4 retargets)
-HP_PER_RESONANCE = 1.5
-SAVING_HP_PER_RESONANCE = 3.0
-NEVER = float("inf")
-TIER_PRICES = sorted(set(TIER_COST.values()) - {0})
+SUMMON_UPKEEP_ROUNDS: Final = 4
+HEAL_BELOW: Final = 0.5  # the first pass heals an ally under half its maximum HP
+CARD_WORTH: Final = 1  # a card in hand is worth one point of type matchup
+ROOM_AT_LEAST: Final = 2  # a target expected to fall still takes this much (ruling 4 retargets)
+HP_PER_RESONANCE: Final = 1.5
+SAVING_HP_PER_RESONANCE: Final = 3.0
+NEVER: Final = float("inf")
+TIER_PRICES: Final = sorted(set(TIER_COST.values()) - {0})
 # A capped mean exceeds the plain mean, or a Tier adds more than its bound, by rounding at
 # most (a few units in the last place of numbers below 100): every bound below has this
 # margin added, so a play skipped on a bound is one the full computation would not pick.
-BOUND_MARGIN = 1e-9
+BOUND_MARGIN: Final = 1e-9
 
 # (power, stat, same Type, chart entry, mitigation, accuracy, evasion, crit rate) ->
 # (mean damage, largest damage, ((probability, damage), ...) of each landed outcome,
 # {room: the mean capped at room} as _capped finds them).
 # Floats steer choices only; the log's numbers come from the engine's exact arithmetic.
-_OUTCOMES: dict[tuple, tuple] = {}
-TABLE_LIMIT = 100_000
-CAPPED_KEPT = 64  # rooms kept per outcome
+_OUTCOMES: Final[dict[tuple, tuple]] = {}
+TABLE_LIMIT: Final = 100_000
+CAPPED_KEPT: Final = 64  # rooms kept per outcome
 
 
 def _outcomes(power, stat, same_type, effect, mitigation, accuracy, evasion, crit_rate):
@@ -166,8 +167,8 @@ def _enemy_row(view: View, card, user, enemy) -> tuple:
     return options, bound, worth, worth_tiered
 
 
-HEAL = "heal"  # what a heal's entry starts with
-_SERIALS = itertools.count()  # tells candidates apart, so == on two never reaches a card
+HEAL: Final = "heal"  # what a heal's entry starts with
+_SERIALS: Final = itertools.count()  # tells candidates apart, so == on two never reaches a card
 
 
 def _entry(view: View, card, user) -> tuple:
@@ -282,8 +283,8 @@ def summon(view: View, rng) -> bool:
 
 # (units above which a unit is free, units never spent, HP a unit is worth) and Resonance
 # left -> _prices; a few dozen in all.
-_PRICES: dict[tuple, dict] = {}
-UNAFFORDABLE = dict.fromkeys(TIER_PRICES, NEVER)
+_PRICES: Final[dict[tuple, dict]] = {}
+UNAFFORDABLE: Final = dict.fromkeys(TIER_PRICES, NEVER)
 
 
 def _prices(side, level: int) -> dict:
@@ -373,7 +374,7 @@ def _earlier(hand: list, card, other) -> bool:
     return False
 
 
-_BOUND = itemgetter(0)  # a candidate's bound
+_BOUND: Final = itemgetter(0)  # a candidate's bound
 
 
 def plays(view: View, rng) -> list[tuple[str, int, str]]:
@@ -383,7 +384,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
     hand = side.hand
     mp = side.mp
     level = side.resonance
-    prices = None  # _prices, looked up once a Tier comes into question
+    prices: Any = None  # _prices, looked up once a Tier comes into question
     extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []
     enemies = view.enemies

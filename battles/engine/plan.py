@@ -49,7 +49,7 @@ def plan_round(engine) -> list[list[Play]]:
         choice = policy.switch(view, rng)
         if choice is not None:
             drawer = _drawer(engine, side)
-            switch(engine, side, *choice, drawer)
+            switch(engine, side, choice[0], choice[1], drawer)
         if side.archon is not None and view.can_summon() and policy.summon(view, rng):
             if drawer is None:
                 drawer = _drawer(engine, side)

@@ -4,12 +4,73 @@ Nothing here is asserted; each figure is printed with a ratio measured in the sa
 """
 
 import itertools
+import json
+import os
 import random
+import shutil
+import subprocess
 import time
+from pathlib import Path
 
-from tests.bench import sized, timed
+from tests.bench import QUICK, sized, timed
 
 DEMO_PARTIES = ["Sunrise Squad", "Night Shift", "Cold Front", "Wild Bunch"]
+
+# Pokemon Showdown's simulator, the yardstick (issue 42): installed from npm at bench time
+# into a cache outside the repository (none of its code is committed), run by node.
+SHOWDOWN = "pokemon-showdown@0.11"
+SHOWDOWN_CACHE = Path(
+    os.environ.get("MEMEYORI_BENCH_CACHE", "~/.cache/memeyori-bench")
+).expanduser()
+# Its own runner (random players, the full protocol), one battle after another, timed in
+# CPU time as this process's battles are; a few battles first, untimed, to warm the JIT.
+SHOWDOWN_SCRIPT = """
+const {Runner} = require('pokemon-showdown/dist/sim/tools/runner');
+const [n, base] = [Number(process.argv[2]), Number(process.argv[3])];
+(async () => {
+  for (let i = 0; i < Math.min(5, n); i++) {
+    await new Runner({format: 'gen9randombattle', prng: [9, 9, 9, i]}).run();
+  }
+  const wall = process.hrtime.bigint(), cpu = process.cpuUsage();
+  for (let i = 0; i < n; i++) {
+    await new Runner({format: 'gen9randombattle', prng: [1, 2, base, i]}).run();
+  }
+  const used = process.cpuUsage(cpu);
+  console.log(JSON.stringify({battles: n, wall: Number(process.hrtime.bigint() - wall) / 1e9,
+                              cpu: (used.user + used.system) / 1e6}));
+})();
+"""
+
+
+def _showdown() -> Path | str:
+    """The runner script beside an installed Showdown, or why there is none."""
+    if not shutil.which("node") or not shutil.which("npm"):
+        return "no node/npm on this machine"
+    runner = SHOWDOWN_CACHE / "node_modules/pokemon-showdown/dist/sim/tools/runner.js"
+    if not runner.exists():
+        if QUICK:
+            return f"not installed in {SHOWDOWN_CACHE} (quick mode installs nothing)"
+        SHOWDOWN_CACHE.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--omit=optional", "--ignore-scripts",
+             "--prefix", str(SHOWDOWN_CACHE), SHOWDOWN],
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        if done.returncode != 0 or not runner.exists():
+            return f"npm install {SHOWDOWN} failed: {done.stderr.strip()[-300:]}"
+    script = SHOWDOWN_CACHE / "memeyori-bench.js"
+    script.write_text(SHOWDOWN_SCRIPT, encoding="utf-8")
+    return script
+
+
+def _showdown_rate(script: Path, n: int, base: int) -> tuple[float, float]:
+    """Showdown's gen9 random battles per second of CPU time and of wall time, `n` of them."""
+    done = subprocess.run(
+        ["node", str(script), str(n), str(base)],
+        cwd=SHOWDOWN_CACHE, capture_output=True, text=True, check=True, timeout=1800,
+    )  # fmt: skip
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures["battles"] / figures["cpu"], figures["battles"] / figures["wall"]
 
 
 class CountingRandom(random.Random):
@@ -94,10 +155,18 @@ def _baseline_engine():
 
 
 def bench_engine() -> None:
-    from battles.engine import battle
+    from battles.engine import ENGINE_BUILD, battle
     from battles.engine.dice import roll_attack
     from battles.engine.policies import GREEDY, RANDOM, policy_version
 
+    print(f"battles: the engine runs {ENGINE_BUILD} (battles.engine.ENGINE_BUILD)")
+    # Showdown before and after this process's battles, the mean of the two: the machine is
+    # shared, and its load drifts over a run.
+    showdown = _showdown()
+    showdown_n = sized(60, 1)
+    showdown_rates = []
+    if isinstance(showdown, Path):
+        showdown_rates.append(_showdown_rate(showdown, showdown_n, 1))
     run_battle = battle.run_battle
     inputs = _demo_inputs()
     policies = (GREEDY, GREEDY)
@@ -179,6 +248,20 @@ def bench_engine() -> None:
             f" {bsummary[1] / summary[1]:.2f} summary"
         )
     print(f"battles: the first battles of each run (cold memos) took {cold * 1e3:.0f} ms")
+    if isinstance(showdown, Path):
+        showdown_rates.append(_showdown_rate(showdown, showdown_n, 2))
+        (cpu0, wall0), (cpu1, wall1) = showdown_rates
+        mean, mean_wall = (cpu0 + cpu1) / 2, (wall0 + wall1) / 2
+        print(
+            f"battles: Pokemon Showdown {SHOWDOWN} gen9randombattle (its Runner, random players,"
+            f" full protocol), {showdown_n} battles before and after: {cpu0:,.1f} and"
+            f" {cpu1:,.1f}/s of CPU time ({wall0:,.1f} and {wall1:,.1f}/s of wall time);"
+            f" greedy demo battles with full logs / Showdown's, in CPU time:"
+            f" {n / full[1] / mean:,.1f}x (goal 100x), summary mode {n / summary[1] / mean:,.1f}x;"
+            f" in wall time {n / full[0] / mean_wall:,.1f}x"
+        )
+    else:
+        print(f"battles: Pokemon Showdown skipped: {showdown}")
     _bench_engine_alone(inputs, n)
 
     # The engine's time against the time to draw only the same random numbers: the draws
@@ -187,9 +270,14 @@ def bench_engine() -> None:
     count = sized(200, 12)
     counted = []
     pools = []
+    decided = []  # greedy's decisions in each battle, to make them again at no cost
     for i in range(count):
         rng = CountingRandom(30_000 + i)
-        log = run_battle(inputs[i % len(inputs)], policies, rng)
+        a, b = [], []
+        log = run_battle(
+            inputs[i % len(inputs)], (_recording(GREEDY, a), _recording(GREEDY, b)), rng
+        )
+        decided.append((a, b))
         counted.append((rng.floats, rng.bits))
         pools += [(e["accuracy"], e["evasion"], e["crit_rate"]) for e in log["events"]
                   if e["kind"] == "attack"]  # fmt: skip
@@ -226,14 +314,22 @@ def bench_engine() -> None:
         for accuracy, evasion, crit_rate in pools:
             roll_attack(rng, accuracy, evasion, crit_rate)
 
+    def engine_alone():
+        for i, (a, b) in enumerate(decided):
+            pair = (_replaying(GREEDY, a), _replaying(GREEDY, b))
+            run_battle(inputs[i % len(inputs)], pair, random.Random(30_000 + i))
+
     engine_s, engine1_s = cpu(engine(policies)), cpu(engine((first, first)))
+    alone_s = cpu(engine_alone)
     bare_s, dice_s = cpu(bare), cpu(dice_only)
     bare1_s = cpu(lambda: bare(floats1, 0))
     print(
         f"battles: {count} battles draw {floats:,} floats and {bits:,} bit strings;"
-        f" engine {engine_s * 1e3:.0f} ms of CPU vs drawing alone {bare_s * 1e3:.1f} ms:"
-        f" engine/random ratio {engine_s / bare_s:,.1f}; with greedy 1 (its {floats1:,}"
-        f" floats) {engine1_s / bare1_s:,.1f}"
+        f" drawing alone {bare_s * 1e3:.1f} ms of CPU; the engine alone (greedy's decisions"
+        f" replayed) {alone_s * 1e3:.0f} ms: engine/random ratio {alone_s / bare_s:,.1f}"
+        f" (goal at most 30); with greedy thinking {engine_s * 1e3:.0f} ms:"
+        f" {engine_s / bare_s:,.1f}; with greedy 1 (its {floats1:,} floats)"
+        f" {engine1_s / bare1_s:,.1f}"
     )
     print(
         f"battles: their {len(pools):,} attacks through dice.roll_attack alone take"
