@@ -185,3 +185,26 @@ def test_version_2_still_plays_the_battles_it_played(a, b, seed, played, digest)
         demo_snapshot(a, b), seed=seed, policies=(name_a, name_b), versions=(version_a, version_b)
     )
     assert hashlib.sha256(log_json(log).encode()).hexdigest() == digest
+
+
+# Battles lookahead version 3 played, recorded when its worlds and playouts moved to
+# worlds.py (issue 42): the move changed no choice.
+LOOKAHEAD_3_BATTLES = [
+    ("Sunrise Squad", "Night Shift", 100, (("lookahead", 3), ("greedy", 2)),
+     "a2018d680bbe0677ad78253f6867ce9e37f69284128b39b2616f9e4fa65a2f02"),
+    ("Sunrise Squad", "Cold Front", 101, (("greedy", 2), ("lookahead", 3)),
+     "f5e46334c636f2b7814057c863dacc0a240603c93ed2fd273170cb359412ae04"),
+    ("Night Shift", "Cold Front", 104, (("lookahead", 3), ("greedy", 2)),
+     "8f48ac8612d0058e058adaaa0f711706ed13fad04dc4f10d61f31b0d01eeff43"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("a, b, seed, played, digest", LOOKAHEAD_3_BATTLES)
+def test_version_3_still_plays_the_battles_it_played(a, b, seed, played, digest):
+    import hashlib
+
+    (name_a, version_a), (name_b, version_b) = played
+    log = simulate(
+        demo_snapshot(a, b), seed=seed, policies=(name_a, name_b), versions=(version_a, version_b)
+    )
+    assert hashlib.sha256(log_json(log).encode()).hexdigest() == digest
