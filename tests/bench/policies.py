@@ -96,8 +96,11 @@ def _share(name: str, won: int, lost: int, drawn: int) -> str:
     )
 
 
-def thinker_against_greedy(demo_setups: int, random_setups: int, policy=None) -> None:
-    """Print lookahead's (or `policy`'s) share against greedy and its cost a plan."""
+def thinker_against_greedy(
+    demo_setups: int, random_setups: int, policy=None, progress: int = 0
+) -> None:
+    """Print lookahead's (or `policy`'s) share against greedy and its cost a plan (and the
+    tally so far every `progress` set-ups, for long runs)."""
     from battles.engine.battle import run_summary
     from battles.engine.policies import GREEDY, LEVELS, LOOKAHEAD
 
@@ -108,11 +111,13 @@ def thinker_against_greedy(demo_setups: int, random_setups: int, policy=None) ->
     greedy = _Timed(GREEDY, greedy_plans).policy
     results: dict[str, list[int]] = {}
     wall = time.perf_counter()
-    for group, data, seed in setups:
+    for n, (group, data, seed) in enumerate(setups, 1):
         for seat in (0, 1):  # lookahead's side
             policies = (look, greedy) if seat == 0 else (greedy, look)
             winner = run_summary(data, policies, random.Random(seed))["winner"]
             _record(results, group, winner, seat)
+        if progress and n % progress == 0:
+            print(f"policies:   after {n} set-ups: {results}", flush=True)
     wall = time.perf_counter() - wall
     # A whole greedy battle, timed in the same run on the same set-ups.
     greedy_battles = []
