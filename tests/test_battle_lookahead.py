@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from battles.engine import lookahead, lookahead1, lookahead2, plan, start
+from battles.engine import lookahead, lookahead1, lookahead2, lookahead3, plan, start
 from battles.engine.battle import Engine
 from battles.engine.model import battle_input
 from battles.engine.policies import (
@@ -14,6 +14,7 @@ from battles.engine.policies import (
     LOOKAHEAD,
     LOOKAHEAD_1,
     LOOKAHEAD_2,
+    LOOKAHEAD_3,
     POLICIES,
     policy_version,
 )
@@ -34,7 +35,7 @@ def _round_one(a="Sunrise Squad", b="Night Shift", seed=11, policies=(LOOKAHEAD,
 
 # Every version's module: each keeps its promises of hidden information.
 VERSIONS = pytest.mark.parametrize(
-    "module", [lookahead1, lookahead2, lookahead], ids=["v1", "v2", "v3"]
+    "module", [lookahead1, lookahead2, lookahead3, lookahead], ids=["v1", "v2", "v3", "v4"]
 )
 
 
@@ -45,13 +46,14 @@ def _decide(engine, side_index=0, module=lookahead):
 
 
 def test_lookahead_is_registered_and_replays_to_the_byte():
-    assert POLICIES["lookahead"] is LOOKAHEAD and LOOKAHEAD.version == 3
+    assert POLICIES["lookahead"] is LOOKAHEAD and LOOKAHEAD.version == 4
     assert policy_version("lookahead", 1) is LOOKAHEAD_1 and LOOKAHEAD_1.version == 1
     assert policy_version("lookahead", 2) is LOOKAHEAD_2 and LOOKAHEAD_2.version == 2
-    assert policy_version("lookahead", 3) is LOOKAHEAD
+    assert policy_version("lookahead", 3) is LOOKAHEAD_3 and LOOKAHEAD_3.version == 3
+    assert policy_version("lookahead", 4) is LOOKAHEAD
     snap = demo_snapshot("Cold Front", "Wild Bunch")
     first = simulate(snap, seed=5, policies=("lookahead", "greedy"))
-    assert first["policies"] == ["lookahead", "greedy"] and first["policy_versions"] == [3, 2]
+    assert first["policies"] == ["lookahead", "greedy"] and first["policy_versions"] == [4, 2]
     assert log_json(first) == log_json(simulate(snap, seed=5, policies=("lookahead", "greedy")))
 
 
@@ -86,7 +88,9 @@ def test_its_plan_does_not_depend_on_the_order_of_its_own_draw_pile(module):
     assert _decide(engine, module=module) == _decide(other, module=module)
 
 
-@pytest.mark.parametrize("policy", [LOOKAHEAD_1, LOOKAHEAD_2, LOOKAHEAD], ids=["v1", "v2", "v3"])
+@pytest.mark.parametrize(
+    "policy", [LOOKAHEAD_1, LOOKAHEAD_2, LOOKAHEAD_3, LOOKAHEAD], ids=["v1", "v2", "v3", "v4"]
+)
 def test_side_b_plans_the_same_whatever_side_a_planned(policy):
     from battles.engine.field import Policy
 
@@ -178,6 +182,29 @@ LOOKAHEAD_2_BATTLES = [
 
 @pytest.mark.parametrize("a, b, seed, played, digest", LOOKAHEAD_2_BATTLES)
 def test_version_2_still_plays_the_battles_it_played(a, b, seed, played, digest):
+    import hashlib
+
+    (name_a, version_a), (name_b, version_b) = played
+    log = simulate(
+        demo_snapshot(a, b), seed=seed, policies=(name_a, name_b), versions=(version_a, version_b)
+    )
+    assert hashlib.sha256(log_json(log).encode()).hexdigest() == digest
+
+
+# Battles lookahead version 3 played, recorded when its worlds and playouts moved to
+# worlds.py (issue 42): the move changed no choice, and version 4 leaves it as it was.
+LOOKAHEAD_3_BATTLES = [
+    ("Sunrise Squad", "Night Shift", 100, (("lookahead", 3), ("greedy", 2)),
+     "a2018d680bbe0677ad78253f6867ce9e37f69284128b39b2616f9e4fa65a2f02"),
+    ("Sunrise Squad", "Cold Front", 101, (("greedy", 2), ("lookahead", 3)),
+     "f5e46334c636f2b7814057c863dacc0a240603c93ed2fd273170cb359412ae04"),
+    ("Night Shift", "Cold Front", 104, (("lookahead", 3), ("greedy", 2)),
+     "8f48ac8612d0058e058adaaa0f711706ed13fad04dc4f10d61f31b0d01eeff43"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("a, b, seed, played, digest", LOOKAHEAD_3_BATTLES)
+def test_version_3_still_plays_the_battles_it_played(a, b, seed, played, digest):
     import hashlib
 
     (name_a, version_a), (name_b, version_b) = played

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.urls import reverse
 
+from battles.engine.policies import LOOKAHEAD
 from battles.lab import services
 from battles.lab.models import Lab
 from battles.making import make_battle
@@ -38,11 +39,14 @@ def test_the_battle_form_offers_lookahead_and_the_battle_records_its_version(cli
     make_battle.call(str(job.code))
     battle = Battle.objects.get()
     assert client.get(job.get_absolute_url()).url == battle.get_absolute_url()
-    assert (battle.policy_a, battle.policy_version_a) == ("lookahead", 3)
+    assert (battle.policy_a, battle.policy_version_a) == ("lookahead", LOOKAHEAD.version)
     assert (battle.policy_b, battle.policy_version_b) == ("greedy", 2)
     out = StringIO()
     call_command("replay", str(battle.code), stdout=out)
-    assert "lookahead version 3 (side A)" in out.getvalue() and "Identical" in out.getvalue()
+    assert (
+        f"lookahead version {LOOKAHEAD.version} (side A)" in out.getvalue()
+        and "Identical" in out.getvalue()
+    )
 
 
 def _lab_post(client, demo, **fields):
@@ -81,7 +85,7 @@ def test_the_service_refuses_a_lookahead_lab_beyond_the_bound_too(alice, demo):
         owner=alice, party_a=demo["Sunrise Squad"], party_b=demo["Night Shift"],
         battles=100, seed=1, policy_a="lookahead",
     )  # fmt: skip
-    assert lab.policy_versions == (3, 2)
+    assert lab.policy_versions == (LOOKAHEAD.version, 2)
 
 
 def test_the_lab_command_runs_lookahead_against_greedy_as_json(demo):
@@ -92,5 +96,5 @@ def test_the_lab_command_runs_lookahead_against_greedy_as_json(demo):
     )  # fmt: skip
     result = json.loads(out.getvalue())
     assert result["policies"] == ["lookahead", "greedy"]
-    assert result["policy_versions"] == [3, 2]
+    assert result["policy_versions"] == [LOOKAHEAD.version, 2]
     assert result["battles"] == 6 == result["wins_a"] + result["wins_b"] + result["draws"]

@@ -33,13 +33,14 @@ def _first_plan(state) -> dict:
 
 
 def _thinking_forbidden(monkeypatch):
-    """Replace lookahead 3 with a policy that fails if it is ever asked to plan."""
+    """Replace the current lookahead with a policy that fails if it is ever asked to plan."""
 
     def refuse(*args):
         raise AssertionError("the AI was asked to plan again")
 
-    blocked = Policy("lookahead", refuse, refuse, refuse, version=3, dice="own")
-    monkeypatch.setitem(policies.VERSIONS, ("lookahead", 3), blocked)
+    version = policies.LOOKAHEAD.version
+    blocked = Policy("lookahead", refuse, refuse, refuse, version=version, dice="own")
+    monkeypatch.setitem(policies.VERSIONS, ("lookahead", version), blocked)
 
 
 def test_reads_of_a_game_against_lookahead_never_run_the_ai(alice, parties, monkeypatch):

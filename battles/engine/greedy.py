@@ -48,12 +48,12 @@ from typing import Any, Final
 
 from .damage import damage, heal_power, type_multiplier
 from .field import DISMISSED, FIELD, STORED, View
-from .greedy1 import FREE, _matchups, _score_matchup
 from .model import ARCHON_SUMMON_COST, RESONANCE_MAX, TIER_COST
 from .near_limit import summon_for_the_limit
 from .odds import attack_odds
 
 VERSION: Final = 2
+FREE: Final = 0.5  # a card costing 0 MP is valued as if it cost half an MP: always worth playing
 UPKEEP: Final = 1  # R9.1: what an active Archon costs at each round start
 UPKEEP_ROUNDS: Final = 2  # while the Archon is on the field, Tiers never spend these upkeeps
 # A summon needs its upkeep covered for at least two rounds; four (8 + 4 = 12 Resonance) is
@@ -165,6 +165,28 @@ def _enemy_row(view: View, card, user, enemy) -> tuple:
     worth = options[0][2][0] + BOUND_MARGIN
     worth_tiered = max(o[2][0] for o in options) + BOUND_MARGIN
     return options, bound, worth, worth_tiered
+
+
+def _matchups(view: View) -> dict[str, int]:
+    """This enemy field's matchup scores by Type, kept for the battle (the chart is fixed)."""
+    key = ("matchup", view.enemy_ids)
+    table = view.memo.get(key)
+    if table is None:
+        table = view.memo[key] = {}
+    return table
+
+
+def _score_matchup(view: View, fighter_type: str) -> int:
+    """Enemies whose Type it is weak to, minus enemies weak to its Type (version 1's)."""
+    table = _matchups(view)
+    score = table.get(fighter_type)
+    if score is None:
+        score = 0
+        for enemy in view.enemies:
+            score += view.effect(enemy.spec.type, fighter_type) == "weak"
+            score -= view.effect(fighter_type, enemy.spec.type) == "weak"
+        table[fighter_type] = score
+    return score
 
 
 HEAL: Final = "heal"  # what a heal's entry starts with

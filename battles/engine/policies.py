@@ -14,7 +14,9 @@ version; the old one stays here, unchanged, for as long as battles made with it 
 - `greedy` 2 (greedy.py): one round at a time, by rules; 1 (greedy1.py): the first greedy.
 - `random` 2: each choice uniform among the legal ones, from dice of its own (Policy.dice);
   1: the same from the battle's generator.
-- `lookahead` 3 (lookahead.py): version 2's search in twice as many worlds (24), knowing
+- `lookahead` 4 (lookahead.py): version 3's search over worlds.py with its own candidates
+  only and a stricter bar for leaving greedy's choice; 3 (lookahead3.py, a parameter set
+  over worlds.py): version 2's search in twice as many worlds (24), knowing
   only what the table saw as planning began, from dice of its own; 2 (lookahead2.py):
   many candidate plans (any Switch; greedy's cards, aimed elsewhere, held back, a Tier up
   or down, greedy's plan against each enemy alone, ...), each played out over sampled
@@ -23,7 +25,7 @@ version; the old one stays here, unchanged, for as long as battles made with it 
   1 (lookahead1.py): greedy's choices and a few neighbours, each in ten worlds.
 """
 
-from . import beginner, greedy, greedy1, lookahead, lookahead1, lookahead2
+from . import beginner, greedy, greedy1, lookahead, lookahead1, lookahead2, lookahead3
 from .field import Policy, View
 from .model import TIER_COST
 
@@ -90,6 +92,14 @@ LOOKAHEAD_1 = Policy(
 LOOKAHEAD_2 = Policy(
     "lookahead", lookahead2.switch, lookahead2.summon, lookahead2.plays, version=lookahead2.VERSION
 )
+LOOKAHEAD_3 = Policy(
+    "lookahead",
+    lookahead3.switch,
+    lookahead3.summon,
+    lookahead3.plays,
+    version=lookahead3.VERSION,
+    dice="own",
+)
 LOOKAHEAD = Policy(
     "lookahead",
     lookahead.switch,
@@ -110,7 +120,17 @@ BEGINNER = Policy(
 # Every version that may have played a stored battle, by (name, version).
 VERSIONS = {
     (p.name, p.version): p
-    for p in (GREEDY_1, GREEDY, RANDOM_1, RANDOM, LOOKAHEAD_1, LOOKAHEAD_2, LOOKAHEAD, BEGINNER)
+    for p in (
+        GREEDY_1,
+        GREEDY,
+        RANDOM_1,
+        RANDOM,
+        LOOKAHEAD_1,
+        LOOKAHEAD_2,
+        LOOKAHEAD_3,
+        LOOKAHEAD,
+        BEGINNER,
+    )
 }
 # The current version of each policy: what new battles and labs play.
 POLICIES = {"greedy": GREEDY, "random": RANDOM, "lookahead": LOOKAHEAD, "beginner": BEGINNER}
