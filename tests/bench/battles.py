@@ -366,21 +366,24 @@ def bench_keyed() -> None:
     ints = list(range(40_000, 40_000 + n))
     keys = [hashlib.sha256(b"bench-key-%d" % i).hexdigest() for i in range(n)]
 
-    def games(seeds):
-        rounds = 0
-        for i, seed in enumerate(seeds):
-            game = played.play(inputs[i % len(inputs)], (GREEDY, GREEDY), seed, {}, own_draws=True)
-            rounds += game.log["result"]["rounds"]
-        return rounds
+    def game(i, seed) -> int:
+        data = inputs[i % len(inputs)]
+        return played.play(data, (GREEDY, GREEDY), seed, {}, own_draws=True).log["result"]["rounds"]
 
-    games(ints[: len(inputs)])  # cold memos out of the timings
+    for i in range(len(inputs)):
+        game(i, ints[i])  # cold memos out of the timings
+    # Game by game in turns, so both kinds see the same moments of a shared machine.
     best = {"mt": float("inf"), "keyed": float("inf")}
     rounds = {}
     for _ in range(sized(3)):
-        for name, seeds in (("mt", ints), ("keyed", keys)):
-            start = time.process_time()
-            rounds[name] = games(seeds)
-            best[name] = min(best[name], time.process_time() - start)
+        spent = {"mt": 0.0, "keyed": 0.0}
+        rounds = {"mt": 0, "keyed": 0}
+        for i in range(n):
+            for name, seed in (("mt", ints[i]), ("keyed", keys[i])):
+                start = time.process_time()
+                rounds[name] += game(i, seed)
+                spent[name] += time.process_time() - start
+        best = {name: min(best[name], spent[name]) for name in best}
     per_round = {name: best[name] / rounds[name] for name in best}
     # The generator alone, less noisy than two sets of different games: a game's draws
     # (counted on the Mersenne games) from a fresh generator of each kind, as a share of a
