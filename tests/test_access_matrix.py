@@ -12,6 +12,7 @@ from django.core import serializers
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
+from django.utils.http import urlencode
 
 from battles import services as battle_services
 from battles import views as battle_views
@@ -19,6 +20,7 @@ from battles.lab import services as lab_services
 from battles.models import Battle, Game, Lab, LabBattle, PlayedPlan, Presentation
 from battles.play import services as play_services
 from battles.play.views import common as play_views
+from battles.play.views.watching import presented_as
 from cards.models import Archon, Card, Memeyori, Party, PartySlot, Table, TableMembership
 from cards.printing import layout, store
 from cards.printing.deck import character_faces
@@ -297,8 +299,9 @@ def urls_for(name: str, world) -> list[str]:
     if name in ("play_presented", "play_presented_stream"):
         game = world["game"]
         p = game.presentation
-        member = "?as=" + play_views.signer.sign(f"u{game.created_by_id}")
-        shared = "?as=" + play_views.signer.sign("s" + play_views.share_digest(game.share_token))
+        member = "?" + urlencode({"as": presented_as(game, f"u{game.created_by_id}")})
+        shared_as = presented_as(game, "s" + play_views.share_digest(game.share_token))
+        shared = "?" + urlencode({"as": shared_as})
         return [
             reverse(name, kwargs={"token": p.token}) + member,
             reverse(name, kwargs={"token": p.token_shared}) + shared,

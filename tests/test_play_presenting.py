@@ -191,3 +191,35 @@ def test_a_game_poll_refuses_a_forged_holder_and_is_bounded_per_address(world, s
     assert cal.get(forged).status_code == 404
     # The two refused polls counted too: the bound is on the address, not the holder.
     assert [cal.get(poll).status_code for _ in range(3)] == [200, 429, 429]
+
+
+def test_a_poll_url_is_bound_to_its_game_and_expires(world, monkeypatch):
+    """Issue 40.5: a poll URL signed for one user worked for anyone who had it, with any
+    game's token, for ever."""
+    from django.core import signing
+
+    from battles.play.views.watching import PRESENTED_MAX_AGE
+
+    game, cal, gwen = world["game"], world["clients"]["cal"], world["clients"]["gwen"]
+    present(gwen, game, "start", 1, 0)
+    poll = follow(cal, game)
+    assert cal.get(poll).status_code == 200
+    # Another game at the table, which Cal may follow too: its token with this `as`.
+    other = services.start_game(
+        user=world["users"]["gwen"], party=game.party_a, opponent="table",
+        party_b=game.party_b, table=world["table"],
+    )  # fmt: skip
+    for side in (0, 1):
+        services.submit_plan(
+            other, side, 1, {"cards": affordable_plan(services.game_state(other, side))}
+        )
+    present(gwen, other, "start", 1, 0)
+    other_poll = follow(cal, other)
+    assert cal.get(other_poll).status_code == 200
+    bare_other = other_poll.partition("?")[0]
+    assert cal.get(bare_other + "?" + poll.partition("?")[2]).status_code == 404
+    # Past its age, refused (the follow button then asks for a fresh one).
+    now = signing.time.time()
+    monkeypatch.setattr(signing.time, "time", lambda: now + PRESENTED_MAX_AGE + 5)
+    assert cal.get(poll).status_code == 404
+    assert cal.get(follow(cal, game)).status_code == 200

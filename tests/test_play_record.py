@@ -141,5 +141,5 @@ def test_the_game_page_shows_the_commitment_then_the_seed_to_each_player(alice, 
     services.forfeit(game, 0)
     game.refresh_from_db()
     page = pages["bob"].get(game.get_absolute_url()).content.decode()
-    assert f"Seed <code>{game.seed}</code>" in page and game.seed_salt in page
+    assert f'Seed <code class="hash">{game.seed}</code>' in page and game.seed_salt in page
     assert game.seed_commitment in page

@@ -461,22 +461,26 @@ def bench_keyed() -> None:
     n = sized(240, 4)
     ints = list(range(40_000, 40_000 + n))
     keys = [hashlib.sha256(b"bench-key-%d" % i).hexdigest() for i in range(n)]
+    sample = min(n, len(inputs))  # games to warm the memos with, and to count draws in
 
-    def games(seeds):
-        rounds = 0
-        for i, seed in enumerate(seeds):
-            game = played.play(inputs[i % len(inputs)], (GREEDY, GREEDY), seed, {}, own_draws=True)
-            rounds += game.log["result"]["rounds"]
-        return rounds
+    def game(i, seed) -> int:
+        data = inputs[i % len(inputs)]
+        return played.play(data, (GREEDY, GREEDY), seed, {}, own_draws=True).log["result"]["rounds"]
 
-    games(ints[: len(inputs)])  # cold memos out of the timings
+    for i in range(sample):
+        game(i, ints[i])  # cold memos out of the timings
+    # Game by game in turns, so both kinds see the same moments of a shared machine.
     best = {"mt": float("inf"), "keyed": float("inf")}
     rounds = {}
     for _ in range(sized(3)):
-        for name, seeds in (("mt", ints), ("keyed", keys)):
-            start = time.process_time()
-            rounds[name] = games(seeds)
-            best[name] = min(best[name], time.process_time() - start)
+        spent = {"mt": 0.0, "keyed": 0.0}
+        rounds = {"mt": 0, "keyed": 0}
+        for i in range(n):
+            for name, seed in (("mt", ints[i]), ("keyed", keys[i])):
+                start = time.process_time()
+                rounds[name] += game(i, seed)
+                spent[name] += time.process_time() - start
+        best = {name: min(best[name], spent[name]) for name in best}
     per_round = {name: best[name] / rounds[name] for name in best}
     # The generator alone, less noisy than two sets of different games: a game's draws
     # (counted on the Mersenne games) from a fresh generator of each kind, as a share of a
@@ -484,7 +488,7 @@ def bench_keyed() -> None:
     from battles.engine.keyed import FLOATS, KeyedRandom
 
     floats = 0
-    for i in range(len(inputs)):
+    for i in range(sample):
         game = played.play(inputs[i], (GREEDY, GREEDY), keys[i], {}, own_draws=True)
         where = game.engine.rng.getstate()[1]  # (key words..., block, drawn in it, ...)
         floats += where[4] * FLOATS + where[5]
@@ -493,7 +497,7 @@ def bench_keyed() -> None:
         start = time.process_time()
         for seed in keys:
             draw = make(seed).random
-            for _ in range(floats // len(inputs)):
+            for _ in range(floats // sample):
                 draw()
         return time.process_time() - start
 
@@ -506,7 +510,7 @@ def bench_keyed() -> None:
         f" with a key, {n / best['mt']:,.0f}/s with random.Random, of CPU time"
         f" ({rounds['keyed'] / n:.1f} and {rounds['mt'] / n:.1f} rounds on average):"
         f" keyed/Mersenne time per round {per_round['keyed'] / per_round['mt']:.3f}"
-        f" (goal <= 1.10); a game's {floats // len(inputs)} draws from a fresh generator"
+        f" (goal <= 1.10); a game's {floats // sample} draws from a fresh generator"
         f" add {(alone['keyed'] - alone['mt']) / best['mt']:+.1%} to a game's time with a key"
         f" ({alone['keyed'] / alone['mt']:.1f}x Mersenne's draws)"
     )

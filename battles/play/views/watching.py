@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.http import (
@@ -16,6 +17,7 @@ from django.http import (
 )
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.vary import vary_on_headers
 
 from battles.forms import PresentForm, ViewerForm
@@ -203,7 +205,7 @@ def _follow_answer(request, game: Game, *, shared: bool) -> JsonResponse:
     if presentation is None:
         return JsonResponse({"poll": None})
     token = presentation.token_shared if shared else presentation.token
-    query = "?as=" + signer.sign(holder(request, game, shared=shared))
+    query = "?" + urlencode({"as": presented_as(game, holder(request, game, shared=shared))})
     return JsonResponse(
         {
             "poll": reverse("play_presented", kwargs={"token": token}) + query,
@@ -231,6 +233,28 @@ def play_shared_follow(request, token):
     return _follow_answer(request, game, shared=True)
 
 
+# A follower's poll and stream URLs name who follows (their holder, as the page's own live
+# URLs do), the game, and when they were given, signed (issue 40.5: signed for one user
+# only, a poll URL worked for anyone who had it, for any game's token, for ever). One that
+# is older than this is refused; the follow button asks for a fresh one.
+PRESENTED_MAX_AGE = 6 * 3600
+presented_signer = signing.TimestampSigner(salt="battles.play.presented")
+
+
+def presented_as(game: Game, who: str) -> str:
+    return presented_signer.sign(f"{game.code}|{who}")
+
+
+def _presented_holder(game: Game, signed: str) -> str | None:
+    """The holder a follow URL was given to, if it was given for this game and lately."""
+    try:
+        value = presented_signer.unsign(signed, max_age=PRESENTED_MAX_AGE)
+    except signing.BadSignature:  # forged, or expired (SignatureExpired is one)
+        return None
+    code, _, who = value.partition("|")
+    return who if code == game.code else None
+
+
 @dataclass(frozen=True)
 class Presented:
     html: str
@@ -248,10 +272,13 @@ def _presented(token: str, signed_holder: str) -> Presented | None:
         .select_related("game")
         .first()
     )
-    if presentation is None or not holder_may_watch(presentation.game, signed_holder):
+    if presentation is None:
+        return None
+    who = _presented_holder(presentation.game, signed_holder)
+    if who is None or not holder_may_watch(presentation.game, signer.sign(who)):
         return None
     shared = presentation.token_shared == token
-    if shared != signer.unsign(signed_holder).startswith("s"):
+    if shared != who.startswith("s"):
         return None
     return Presented(
         html=presentation.html_shared if shared else presentation.html,
