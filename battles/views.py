@@ -611,9 +611,26 @@ def battle_present(request, code):
 # A poll or stream URL names its holder, signed: the signed-in user who asked (or a
 # visitor), or the share link they came through. Each answer checks that this holder could
 # open the battle now (issue 18.7), with no session read: a token copied out of a page
-# works only while the person it was given to could still watch.
+# works only while the person it was given to could still watch. The signature also names
+# the presentation's token and when it was given (issue 40.5, as a played game's follow
+# URL does): one holder's signature is no key to another presentation, nor for ever.
 HOLDER_SALT = "battles.presented.holder"
-_signer = signing.Signer(salt=HOLDER_SALT)
+PRESENTED_MAX_AGE = 6 * 3600
+_signer = signing.TimestampSigner(salt=HOLDER_SALT)
+
+
+def presented_as(token: str, holder: str) -> str:
+    return _signer.sign(f"{token}|{holder}")
+
+
+def _presented_holder(token: str, signed: str) -> str | None:
+    """The holder a poll URL was given to, if it was given for this presentation, lately."""
+    try:
+        value = _signer.unsign(signed, max_age=PRESENTED_MAX_AGE)
+    except signing.BadSignature:  # forged, or expired (SignatureExpired is one)
+        return None
+    given_for, _, holder = value.partition("|")
+    return holder if token and given_for == token else None
 
 
 def _share_digest(share_token: str) -> str:
@@ -631,7 +648,7 @@ def _follow_answer(request, battle: Battle, shared: bool) -> JsonResponse:
     if presentation is None:
         return JsonResponse({"poll": None})
     token = presentation.token_shared if shared else presentation.token
-    query = "?" + urlencode({"as": _signer.sign(_holder(request, battle, shared))})
+    query = "?" + urlencode({"as": presented_as(token, _holder(request, battle, shared))})
     return JsonResponse(
         {
             "poll": reverse("battle_presented", kwargs={"token": token}) + query,
@@ -682,9 +699,8 @@ class Presented:
 
 def _presented(cursor, token: str, signed_holder: str) -> Presented | None:
     """The presentation behind a poll token, if its holder could open the battle now."""
-    try:
-        holder = _signer.unsign(signed_holder)
-    except signing.BadSignature:
+    holder = _presented_holder(token, signed_holder)
+    if holder is None:
         return None
     user_id = int(holder[1:]) if holder.startswith("u") and holder[1:].isdigit() else None
     head, _ = _presented_sql()

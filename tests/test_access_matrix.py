@@ -282,9 +282,9 @@ def urls_for(name: str, world) -> list[str]:
         return [reverse(name, kwargs={"token": battle.share_token})]
     if name in ("battle_presented", "battle_presented_stream"):
         p = battle.presentation
-        member = "?as=" + battle_views._signer.sign(f"u{battle.owner_id}")
-        shared = "?as=" + battle_views._signer.sign(
-            "s" + battle_views._share_digest(battle.share_token)
+        member = "?as=" + battle_views.presented_as(p.token, f"u{battle.owner_id}")
+        shared = "?as=" + battle_views.presented_as(
+            p.token_shared, "s" + battle_views._share_digest(battle.share_token)
         )
         return [
             reverse(name, kwargs={"token": p.token}) + member,

@@ -185,3 +185,27 @@ def test_a_refused_take_over_is_said_beside_the_present_controls(client, alice, 
     top, _, rest = page.partition('id="present"')
     assert "alice is presenting this battle." not in top
     assert "alice is presenting this battle." in rest.partition("</div>")[0]
+
+
+def test_a_poll_url_is_bound_to_its_presentation_and_expires(client, alice, table_battle):
+    """Issue 40.5: a holder's signature was no key to another presentation nor for ever."""
+    from django.core import signing
+
+    from battles import views as battle_views
+
+    client.force_login(alice)
+    present(client, table_battle, "start")
+    url = poll_url(client, table_battle)
+    bare, _, signed = url.partition("?as=")
+    presentation = table_battle.presentation
+    presentation.refresh_from_db()
+    # The same holder's signature on the shared token's URL is refused.
+    other = bare.replace(presentation.token, presentation.token_shared)
+    assert client.get(f"{other}?as={signed}").status_code == 404
+    # A signature made more than PRESENTED_MAX_AGE ago is refused.
+    old = signing.TimestampSigner(salt=battle_views.HOLDER_SALT)
+    old.timestamp = lambda: signing.b62_encode(int(__import__("time").time()) - 7 * 3600)
+    stale = old.sign(f"{presentation.token}|u{alice.pk}")
+    assert client.get(f"{bare}?as={stale}").status_code == 404
+    fresh = battle_views.presented_as(presentation.token, f"u{alice.pk}")
+    assert client.get(f"{bare}?as={fresh}").status_code == 200
