@@ -13,6 +13,8 @@ from battles.forms import POLICY_CHOICES, PartyChoice
 from battles.services import SEED_MAX, parties_for
 from cards.models import Party
 
+from . import newcomer
+
 # Off, 1, 2 or 5 minutes a round (issue 17): when it runs out, greedy plans for that side.
 TIME_LIMITS = [(0, "Off"), (60, "1 minute"), (120, "2 minutes"), (300, "5 minutes")]
 OPPONENTS = [
@@ -75,6 +77,8 @@ class NewGameForm(forms.Form):
         self.fields["party_b"].queryset = _playable(parties_for(user)).select_related("owner")
         if not self.is_bound and "party" not in self.initial and len(own[:2]) == 1:
             self.initial["party"] = own[0].code
+        if not self.is_bound and "policy_b" not in self.initial:
+            self.initial["policy_b"] = newcomer.default_level(user)  # issue 41.2
 
     def clean(self):
         data = super().clean()
