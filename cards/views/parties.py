@@ -57,12 +57,13 @@ def party_share(request, code):
             request,
             question=f"Share {party.name} with your tables?",
             consequences=[
-                "Members of every table you sit at can see these, pair them in a game "
-                "and watch it; a GM can put the party in a table game.",
-                "Each stays yours to edit; set any one back to private on its own page "
-                "(the party first).",
+                f"These {len(to_share)} go from private to My tables: the members of every "
+                "table you sit at can see them, and a table's GM can pair the party in a "
+                "game.",
             ],
-            items=[f"{thing.name} ({_kind(thing)}): private, then My tables" for thing in to_share],
+            items=[f"{thing.name} ({_kind(thing)})" for thing in to_share],
+            closing="Each stays yours to edit, and can go back to private on its own page "
+            "(the party first).",
             action_url=request.path,
             button=f"Share these {len(to_share)}",
             cancel_url=party.get_absolute_url(),
