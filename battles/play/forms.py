@@ -67,7 +67,16 @@ class NewGameForm(forms.Form):
         " or table game gets a seed the server draws, shown when the game ends.",
     )
 
-    PREFILL = ("party", "party_b", "opponent", "policy_b", "seed", "time_limit")
+    # A friend rematch addresses the new invite to the same friend (rematch.py).
+    challenge = forms.CharField(
+        max_length=150,
+        required=False,
+        label="Challenge by user name",
+        help_text="A friend game only: the invite shows in their games and works for them "
+        "alone. Leave empty to send the link yourself.",
+    )
+
+    PREFILL = ("party", "party_b", "opponent", "policy_b", "seed", "time_limit", "challenge")
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
@@ -87,6 +96,8 @@ class NewGameForm(forms.Form):
         data["policy_b"] = data.get("policy_b") or "greedy"  # optional, as in the protocol
         if data.get("opponent") == "friend":
             data["party_b"] = None
+        else:
+            data["challenge"] = ""
         return data
 
 

@@ -43,6 +43,11 @@ def play_new(request):
             form.add_error(None, e)
         else:
             clock.schedule(game)
+            if d["challenge"]:
+                try:
+                    challenge.challenge(game, request.user, d["challenge"])
+                except ValidationError as e:
+                    messages.error(request, f"The game is open, unaddressed: {e.messages[0]}")
             return redirect(game)
     return render(
         request,
