@@ -24,6 +24,7 @@ from .models import (
     PartySlot,
     Visibility,
     check_party_memeyori,
+    visibility_rank,
 )
 from .printing import portrait_uploads, portraits
 from .tasks import keep_upload
@@ -150,6 +151,37 @@ def party_save(
 _PARTY_EDITED = [
     f for f in Party._meta.concrete_fields if not f.primary_key and f.name != "back_image"
 ]
+
+
+def party_sharing(party: Party) -> list:
+    """What sharing `party` with the owner's tables would change: each of its Archon and
+    Memeyori, then the party itself, that is less visible than "My tables" (issue 41.9)."""
+    level = visibility_rank(Visibility.TABLES)
+    archon = [party.archon] if party.archon_id else []
+    return [
+        thing
+        for thing in [*archon, *party.memeyori_in_order(), party]
+        if visibility_rank(thing.visibility) < level
+    ]
+
+
+@transaction.atomic
+def party_share_with_tables(*, party: Party) -> list:
+    """Share a party with the members of the owner's tables in one step (issue 41.9): its
+    Archon and Memeyori first, then the party (a party can be no more visible than its
+    members, issue 11.2), each raised to "My tables" where it was private. Whatever is
+    public stays so. Both or neither: one transaction, the rows locked before they are
+    read. Returns what changed, the party last."""
+    members = [m.pk for m in party.memeyori_in_order()]
+    list(Memeyori.objects.select_for_update().filter(pk__in=members).values("pk"))
+    if party.archon_id:
+        list(Archon.objects.select_for_update().filter(pk=party.archon_id).values("pk"))
+    party = Party.objects.select_for_update().get(pk=party.pk)
+    changed = party_sharing(party)
+    for thing in changed:
+        thing.visibility = Visibility.TABLES
+        thing.save(update_fields=["visibility", "updated"])  # raising never refuses
+    return changed
 
 
 def _delete_files_on_commit(names: list[str]) -> None:

@@ -57,6 +57,7 @@ urlpatterns = [
     path("parties/<uuid:code>/edit/", parties.party_edit, name="party_edit"),
     path("parties/<uuid:code>/delete/", parties.party_remove, name="party_remove"),
     path("parties/<uuid:code>/copy/", parties.party_borrow, name="party_borrow"),
+    path("parties/<uuid:code>/share/", parties.party_share, name="party_share"),
     path("parties/<uuid:code>/export.json", exchange.party_export, name="party_export"),
     # Tables: a group and its GM (cards/tables/)
     path("tables/", include("cards.tables.urls")),

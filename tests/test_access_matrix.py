@@ -61,6 +61,7 @@ RULES = {
     "party_edit": (OWNER, "GET", 200),
     "party_remove": (OWNER, "GET", 200),
     "party_borrow": (COPY, "POST", 302),
+    "party_share": (OWNER, "POST", 302),
     "party_export": (OWNER, "GET", 200),
     "print_mastercard": (VIEW, "GET", 200),
     "print_share_png": (VIEW, "GET", 200),

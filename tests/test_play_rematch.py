@@ -67,7 +67,7 @@ def test_a_friend_games_rematch_is_a_new_invite_for_either_player_with_their_own
     night = make_side(bob, types, "Night", prefix="Moon")
     game = services.start_game(user=alice, party=sun, opponent="friend")
     game = finished(services.join_game(game.invite_token, bob, night))
-    for user, party in ((alice, sun), (bob, night)):
+    for user, party, friend in ((alice, sun, bob), (bob, night, alice)):
         client = Client()
         client.force_login(user)
         for page in (game.get_absolute_url(), game.battle.get_absolute_url()):
@@ -75,6 +75,7 @@ def test_a_friend_games_rematch_is_a_new_invite_for_either_player_with_their_own
             assert found == {
                 "Rematch: invite your friend again": (
                     f"{reverse('play_new')}?party={party.code}&opponent=friend"
+                    f"&challenge={friend.username}"
                 )
             }, (user, page)
 
@@ -162,7 +163,8 @@ def test_a_rematch_posted_as_filled_keeps_every_setting_of_its_game(alice, bob, 
         response = post_as_filled(client, url)
         again = Game.objects.latest("id")
         assert response.status_code == 302 and again.pk != game.pk, label
-        if kind == "friend":  # the friend brings a party of theirs again
+        if kind == "friend":  # addressed to bob again, who brings a party of his
+            assert again.user_b == bob
             again = services.join_game(again.invite_token, bob, night)
         for setting in SETTINGS:
             assert getattr(again, setting) == getattr(game, setting), (label, setting)

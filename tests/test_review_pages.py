@@ -56,7 +56,7 @@ def test_the_owner_starts_the_review_and_it_is_stored_once(client, alice, battle
     client.force_login(alice)
     response = post(client, battle, action="start", round=1, step=1)
     assert response.status_code == 302
-    assert response["Location"].endswith("?round=1&step=1")
+    assert response["Location"].endswith("?round=1&step=1#review")
     review = Review.objects.get(battle=battle)
     assert review.status == ReviewStatus.DONE
     assert [r["round"] for r in review.data["rounds"]] == list(range(1, battle.rounds + 1))
@@ -114,3 +114,29 @@ def test_manage_py_review_json_has_the_curve_the_losses_and_the_luck(battle):
     words = StringIO()
     call_command("review", str(battle.pk), stdout=words)
     assert "Win% of Aces (side A)" in words.getvalue()
+
+
+QUEUED = "The review is queued"
+
+
+def test_the_queued_note_shows_in_the_review_and_leaves_with_the_queue(client, alice, battle):
+    client.force_login(alice)
+    # No worker yet: the review waits in the queue.
+    url = reverse("battle_review", kwargs={"code": battle.code})
+    page = client.post(url, {"action": "start", "round": 1, "step": 1}, follow=True)
+    html = page.content.decode()
+    review = html[html.index('id="review"') :]
+    assert QUEUED in review and "waiting for a worker" in review
+    assert QUEUED not in html[: html.index('id="review"')]  # not a banner at the top
+    # The worker makes it; the page's poll (or a reload) has the review and no note.
+    tasks.run(Review.objects.get(battle=battle).pk)
+    for follow_up in (page.redirect_chain[-1][0], battle.get_absolute_url()):
+        html = client.get(follow_up).content.decode()
+        assert "review-graph" in html and QUEUED not in html, follow_up
+
+
+def test_a_review_made_at_once_never_says_it_is_queued(client, alice, battle, post):
+    client.force_login(alice)
+    response = post(client, battle, action="start", round=1, step=1)
+    html = client.get(response["Location"]).content.decode()
+    assert "review-graph" in html and QUEUED not in html

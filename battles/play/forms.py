@@ -14,6 +14,8 @@ from battles.forms import DRAW_AT_LIMIT, POLICY_CHOICES, PartyChoice
 from battles.services import parties_for
 from cards.models import Party
 
+from . import newcomer
+
 # Off, 1, 2 or 5 minutes a round (issue 17): when it runs out, greedy plans for that side.
 TIME_LIMITS = [(0, "Off"), (60, "1 minute"), (120, "2 minutes"), (300, "5 minutes")]
 OPPONENTS = [
@@ -67,7 +69,17 @@ class NewGameForm(forms.Form):
     )
     draw_at_limit = forms.BooleanField(required=False, **DRAW_AT_LIMIT)
 
-    PREFILL = ("party", "party_b", "opponent", "policy_b", "seed", "time_limit", "draw_at_limit")
+    # A friend rematch addresses the new invite to the same friend (rematch.py).
+    challenge = forms.CharField(
+        max_length=150,
+        required=False,
+        label="Challenge by user name",
+        help_text="A friend game only: the invite shows in their games and works for them "
+        "alone. Leave empty to send the link yourself.",
+    )
+
+    PREFILL = ("party", "party_b", "opponent", "policy_b", "seed", "time_limit", "challenge",
+               "draw_at_limit")  # fmt: skip
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
@@ -77,6 +89,8 @@ class NewGameForm(forms.Form):
         self.fields["party_b"].queryset = _playable(parties_for(user)).select_related("owner")
         if not self.is_bound and "party" not in self.initial and len(own[:2]) == 1:
             self.initial["party"] = own[0].code
+        if not self.is_bound and "policy_b" not in self.initial:
+            self.initial["policy_b"] = newcomer.default_level(user)  # issue 41.2
 
     def clean_seed(self):
         from .services import chosen_seed
@@ -91,6 +105,8 @@ class NewGameForm(forms.Form):
         data["policy_b"] = data.get("policy_b") or "greedy"  # optional, as in the protocol
         if data.get("opponent") == "friend":
             data["party_b"] = None
+        else:
+            data["challenge"] = ""
         return data
 
 

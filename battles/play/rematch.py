@@ -3,8 +3,9 @@ never a battle of two AIs. Links that fill a start form; nothing starts until it
 
 - Against the AI or hot-seat (the game's creator): the same two parties and AI level,
   with the same seed or a new one.
-- A friend game (either player): a new invite with the reader's own party of this game;
-  the friend joins with a party of theirs.
+- A friend game (either player): a new invite with the reader's own party of this game,
+  addressed to the same friend by name (challenge.py); the friend joins with a party of
+  theirs.
 - A table game (its GM): the same pairing at the same table.
 
 Nobody chooses the seed of a game where a hand is hidden from another person (issue 31.1),
@@ -56,12 +57,11 @@ def links(game: Game, user) -> list[tuple[str, str]]:
         party = (game.party_a, game.party_b)[side] if side is not None else None
         if party is None or party.owner_id != user.pk:
             return []
-        return [
-            (
-                "Rematch: invite your friend again",
-                _new({"party": party.code, "opponent": "friend"} | _settings(game)),
-            )
-        ]
+        query = {"party": party.code, "opponent": "friend"} | _settings(game)
+        friend = game.user_of(1 - side)
+        if friend is not None:
+            query["challenge"] = friend.username  # the same friend, addressed
+        return [("Rematch: invite your friend again", _new(query))]
     if game.kind == GameKind.TABLE and game.table is not None and game.table.gm_id == user.pk:
         if game.party_b_id is None:
             return []

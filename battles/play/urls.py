@@ -9,6 +9,7 @@ from .views import planning, starting, updates, watching
 urlpatterns = [
     path("", starting.play_list, name="play_list"),
     path("new/", starting.play_new, name="play_new"),
+    path("starter/", starting.play_starter, name="play_starter"),
     path("fair/", fair_views.play_fair, name="play_fair"),
     path("table/<uuid:table_code>/new/", starting.play_table_new, name="play_table_new"),
     path("join/<str:token>/", starting.play_join, name="play_join"),

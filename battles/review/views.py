@@ -23,11 +23,11 @@ class ReviewForm(forms.Form):
     step = forms.IntegerField(min_value=0, required=False)
 
 
-def _back(battle, data: dict):
-    """Back to the battle page at the step the reader was on."""
+def _back(battle, data: dict, anchor: str = ""):
+    """Back to the battle page at the step the reader was on (at `anchor`, if given)."""
     query = {k: int(data[k]) for k in ("round", "step") if str(data.get(k) or "").isdigit()}
     url = battle.get_absolute_url()
-    return redirect(f"{url}?{urlencode(query)}" if query else url)
+    return redirect((f"{url}?{urlencode(query)}" if query else url) + anchor)
 
 
 @allow("GET", "POST")
@@ -51,7 +51,14 @@ def _post(request, code):
     try:
         if data["action"] == "start":
             services.start(battle, request.user, rate_ai=data["rate_ai"])
-            messages.success(request, "The review is queued: it shows here as it is made.")
+            # Said in the review's own section, which the page polls until the review is in:
+            # a banner at the top stayed there after it was (issue 41.9).
+            messages.success(
+                request,
+                "The review is queued: it shows here as it is made.",
+                extra_tags="in-place review",
+            )
+            return _back(battle, data, "#review")
         else:
             services.set_open(battle, request.user, data["open_to_viewers"])
             messages.success(request, "Saved who may start the review.")

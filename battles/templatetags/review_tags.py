@@ -46,6 +46,11 @@ def review_graph(context):
         # A marked round links to its step, and to a new game from it (the viewer's own
         # "Play from here" rule).
         "can_fork": context.get("can_fork", False),
+        # "The review is queued", said here while it is (views.py): the poll that brings
+        # the review replaces this section, and the words go with it.
+        "notes": [m for m in context.get("messages", ()) if "review" in m.tags.split()]
+        if review is not None and review.status in (ReviewStatus.QUEUED, ReviewStatus.RUNNING)
+        else [],
     }
     if review is not None and review.status == ReviewStatus.DONE:
         names = (battle.name_a, battle.name_b)

@@ -113,7 +113,16 @@ def my_characters(request):
     template = "cards/my_characters.html"
     if request.htmx:
         template += "#results"
-    return render(request, template, {"form": form, **lists})
+    context = {"form": form, **lists}
+    mine = {"owner": request.user}
+    if not request.htmx and not (
+        Memeyori.objects.filter(**mine).exists() or Archon.objects.filter(**mine).exists()
+    ):
+        # An empty account's next step (issue 41.2: sign-up lands here), not "None yet."
+        from battles.play.newcomer import first_game_offer
+
+        context["first_game"] = first_game_offer(request.user)
+    return render(request, template, context)
 
 
 @require_post

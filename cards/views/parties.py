@@ -6,11 +6,18 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.vary import vary_on_headers
 
+from memeyori_site.confirm import confirm_page
 from memeyori_site.http import allow, require_post, require_safe
 
 from ..forms import PartyForm, error_messages
 from ..models import Party
-from ..services import party_copy, party_delete, party_save
+from ..services import (
+    party_copy,
+    party_delete,
+    party_save,
+    party_share_with_tables,
+    party_sharing,
+)
 from .access import get_party_for_owner, get_party_for_viewer
 
 TEMPLATE = "cards/party_form.html"
@@ -26,8 +33,49 @@ def party_page(request, code):
             "party": party,
             "memeyori": party.memeyori_in_order(),
             "is_owner": party.owner_id == request.user.id,
+            "to_share": party_sharing(party) if party.owner_id == request.user.id else [],
         },
     )
+
+
+def _kind(thing) -> str:
+    return "the party" if isinstance(thing, Party) else thing.kind.capitalize()
+
+
+@allow("GET", "POST")
+@login_required
+def party_share(request, code):
+    """Share a party, its Archon and its Memeyori with the owner's tables in one step
+    (issue 41.9): GET says what changes, POST does it all in one transaction."""
+    party = get_party_for_owner(request, code)
+    to_share = party_sharing(party)
+    if not to_share:
+        messages.info(request, f"{party.name} and its characters are already shared.")
+        return redirect(party)
+    if request.method != "POST":
+        return confirm_page(
+            request,
+            question=f"Share {party.name} with your tables?",
+            consequences=[
+                f"These {len(to_share)} go from private to My tables: the members of every "
+                "table you sit at can see them, and a table's GM can pair the party in a "
+                "game.",
+            ],
+            items=[f"{thing.name} ({_kind(thing)})" for thing in to_share],
+            closing="Each stays yours to edit, and can go back to private on its own page "
+            "(the party first).",
+            action_url=request.path,
+            button=f"Share these {len(to_share)}",
+            cancel_url=party.get_absolute_url(),
+            cancel_label="Keep them private",
+            danger=False,
+        )
+    changed = party_share_with_tables(party=party)
+    messages.success(
+        request,
+        f"Shared with your tables: {', '.join(thing.name for thing in changed)}.",
+    )
+    return redirect(party)
 
 
 @require_safe

@@ -8,13 +8,14 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from cards.tables.services import get_table_for_member
 from memeyori_site.confirm import confirm_page
 from memeyori_site.errors import DeadLink
 from memeyori_site.http import allow, noindex, require_post, require_safe
 
-from .. import challenge, clock, services
+from .. import challenge, clock, newcomer, services
 from ..forms import ChallengeForm, JoinForm, NewGameForm, TableGameForm
 from ..models import Game, GameKind, GameStatus
 from .common import game_or_404, page_context
@@ -43,10 +44,41 @@ def play_new(request):
             form.add_error(None, e)
         else:
             clock.schedule(game)
+            if d["challenge"]:
+                try:
+                    challenge.challenge(game, request.user, d["challenge"])
+                except ValidationError as e:
+                    messages.error(request, f"The game is open, unaddressed: {e.messages[0]}")
             return redirect(game)
     return render(
-        request, "battles/play/new.html", {"form": form}, status=400 if form.errors else 200
+        request,
+        "battles/play/new.html",
+        {"form": form, "first_game": newcomer.first_game_offer(request.user)},
+        status=400 if form.errors else 200,
     )
+
+
+@require_post
+@login_required
+def play_starter(request):
+    """One click from nothing to a game: the person's copy of the starter party, then the
+    start form filled for it (or back to the invite they came from, `next`)."""
+    try:
+        party = newcomer.starter_party_create(owner=request.user)
+    except ValidationError as e:
+        messages.error(request, " ".join(e.messages))
+        return redirect("builder_new", kind="memeyori")
+    messages.success(
+        request,
+        f"{party.name} is yours: {party.slots.count()} Memeyori with their cards, a copy of "
+        "the demo's. Change them whenever you like; here is a game to play them in.",
+    )
+    target = request.POST.get("next")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(target)
+    return redirect(newcomer.first_game_url(party, request.user))
 
 
 @allow("GET", "POST")
@@ -127,7 +159,7 @@ def play_join(request, token):
     return render(
         request,
         "battles/play/join.html",
-        {"form": form, "game": game},
+        {"form": form, "game": game, "first_game": newcomer.first_game_offer(request.user)},
         status=400 if form.errors else 200,
     )
 
