@@ -13,6 +13,7 @@ itself to the round's viewer and its "next" click seemed to go nowhere. What was
   id now, so htmx gives the focus to the new one.
 """
 
+import os
 import re
 import subprocess
 import sys
@@ -42,7 +43,7 @@ def busy_machine():
     loop = (
         f"import time\nend = time.monotonic() + {BUSY_SECONDS}\nwhile time.monotonic() < end: pass"
     )
-    procs = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(2)]
+    procs = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(os.cpu_count() or 2)]
     try:
         yield
     finally:
