@@ -1,6 +1,6 @@
 """Two Memeyori of one name, as a person sees them (issue 41.8): the plan's target menus
 and the viewer's field and log say "Puddlewick #1" and "Puddlewick #2", at 1366 px in
-light and 390 px in dark, with axe-core."""
+light and 390 px in dark, with axe-core; and the viewer shows each one's art (41.9)."""
 
 import re
 
@@ -41,5 +41,14 @@ def test_a_player_tells_two_namesakes_apart_in_the_plan_and_the_viewer(
         expect(page.locator("#viewer")).to_contain_text("Puddlewick #2")
         assert not BARE.search(page.locator("#viewer").inner_text())
         screenshot(page, f"names-apart-viewer-{width}-{scheme}")
+        # Each character shows its art, as its card does, not its Type's symbol (41.9).
+        arts = page.locator('#viewer .combatant img.portrait[src*="/print/art/"]')
+        expect(arts.first).to_be_visible()
+        assert page.locator("#viewer .portrait.placeholder").count() == 0
+        assert all(
+            img.evaluate("i => i.complete && i.naturalWidth > 0") for img in arts.all()
+        )  # every picture loaded
+        page.locator("#viewer .fields").scroll_into_view_if_needed()
+        screenshot(page, f"viewer-art-{width}-{scheme}")
     finally:
         context.close()
