@@ -71,14 +71,17 @@ compile-engine: | $(VPY)
 RUN_PORT ?= 8000
 RUN_INTERACTIVE_WORKERS ?= 1
 RUN_BULK_WORKERS ?= 1
+# The printed cards' QR codes (made by a worker) lead to the port served, unless
+# DJANGO_SITE_URL says otherwise (issue 41.9: they led to 8000 whatever RUN_PORT was).
+RUN_SITE = DJANGO_SITE_URL="$${DJANGO_SITE_URL:-http://127.0.0.1:$(RUN_PORT)}"
 run: $(VENV)/.installed
 	$(MANAGE) migrate --noinput
 	$(MANAGE) createcachetable
 	$(MANAGE) seed_demo
 	@trap 'kill $$workers 2>/dev/null; wait $$workers 2>/dev/null' EXIT; \
-	nice -n 10 $(MANAGE) run_workers --interactive $(RUN_INTERACTIVE_WORKERS) \
+	$(RUN_SITE) nice -n 10 $(MANAGE) run_workers --interactive $(RUN_INTERACTIVE_WORKERS) \
 	  --bulk $(RUN_BULK_WORKERS) --interval 0.25 & workers=$$!; \
-	$(MANAGE) runserver 127.0.0.1:$(RUN_PORT)
+	$(RUN_SITE) $(MANAGE) runserver 127.0.0.1:$(RUN_PORT)
 
 # Production-like, on loopback only: debug off, gunicorn workers, whitenoise static files.
 # gunicorn's asgi workers run memeyori_site/asgi.py: pages in one thread per worker, with
@@ -105,7 +108,8 @@ SERVE_BULK_WORKERS ?= 1
 SERVE_ENV = DJANGO_DEBUG=0 DJANGO_STATIC_MANIFEST=1 \
 	DJANGO_SECRET_KEY="$$(cat $(VENV)/secret-key)" \
 	DJANGO_ALLOWED_HOSTS=$${DJANGO_ALLOWED_HOSTS:-127.0.0.1,localhost} \
-	DJANGO_SECURE_SSL_REDIRECT=0 DJANGO_SECURE_COOKIES=0 DJANGO_HSTS_SECONDS=0
+	DJANGO_SECURE_SSL_REDIRECT=0 DJANGO_SECURE_COOKIES=0 DJANGO_HSTS_SECONDS=0 \
+	DJANGO_SITE_URL="$${DJANGO_SITE_URL:-http://127.0.0.1:$(SERVE_PORT)}"
 
 $(VENV)/secret-key: | $(VPY)
 	$(VPY) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@

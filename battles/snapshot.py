@@ -92,6 +92,25 @@ def _character_from_model(character) -> dict:
     )
 
 
+def told_apart(rows: list[dict]) -> list[dict]:
+    """A side's characters with every name its own (issue 41.8): two Memeyori called
+    Puddlewick become "Puddlewick #1" and "Puddlewick #2", in their party's order, so the
+    plan page's targets, the viewer and the log's words name each one the same way. Made
+    once, in the snapshot, so every page that reads it agrees; a unique name is kept."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["name"]] = counts.get(row["name"], 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for row in rows:
+        name = row["name"]
+        if counts[name] > 1:
+            seen[name] = seen.get(name, 0) + 1
+            row = {**row, "name": f"{name} #{seen[name]}"}
+        out.append(row)
+    return out
+
+
 def battle_snapshot(party_a, party_b, *, limit=None) -> dict:
     """Read both parties (with characters, cards and the chart) from the database; `limit`,
     the battle's R9.6 rule (see `snapshot`)."""
@@ -112,6 +131,9 @@ def battle_snapshot(party_a, party_b, *, limit=None) -> dict:
     loaded = {p.pk: p for p in parties.filter(pk__in=[party_a.pk, party_b.pk])}
     sides = []
     for party in (loaded[party_a.pk], loaded[party_b.pk]):
+        members = [_character_from_model(slot.memeyori) for slot in party.slots.all()]
+        archon = [_character_from_model(party.archon)] if party.archon else []
+        named = told_apart(members + archon)
         sides.append(
             party_row(
                 name=party.name,
@@ -121,8 +143,8 @@ def battle_snapshot(party_a, party_b, *, limit=None) -> dict:
                 dp_sp=party.dp_sp,
                 dp_mp=party.dp_mp,
                 dp_draw=party.dp_draw,
-                memeyori=[_character_from_model(slot.memeyori) for slot in party.slots.all()],
-                archon=_character_from_model(party.archon) if party.archon else None,
+                memeyori=named[: len(members)],
+                archon=named[len(members)] if archon else None,
             )
         )
     types = {

@@ -5,7 +5,7 @@ No database: everything comes from the record already loaded, so a page is one q
 
 from fractions import Fraction
 
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 
 from .engine import log as text
 from .engine.odds import attack_odds
@@ -46,7 +46,35 @@ def clamp_position(log: dict, frames: list[dict], round_no, step) -> tuple[int, 
     return round_no, min(step, round_length(log, frames, round_no))
 
 
-def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) -> dict:
+def character_codes(snapshot: dict, log: dict) -> dict[str, str]:
+    """Each combatant's character code, from the snapshot the battle was run from (the log
+    keeps none): a side's Memeyori in party order, then its Archon. For the art shown
+    where a character has no portrait (issue 41.9)."""
+    codes = {}
+    for side, record in zip(snapshot.get("sides", []), log.get("sides", []), strict=False):
+        rows = {
+            "memeyori": list(side.get("memeyori") or []),
+            "archon": [side["archon"]] if side.get("archon") else [],
+        }
+        seen = {"memeyori": 0, "archon": 0}
+        for c in record.get("combatants", []):
+            kind = c.get("kind")
+            if kind in seen and seen[kind] < len(rows[kind]):
+                code = rows[kind][seen[kind]].get("code")
+                if code:
+                    codes[c["id"]] = code
+                seen[kind] = seen.get(kind, 0) + 1
+    return codes
+
+
+def build(
+    log: dict,
+    frames: list[dict],
+    types: dict,
+    round_no: int,
+    step: int,
+    codes: dict[str, str] | None = None,
+) -> dict:
     names = text.names(log)
     side_names = [s["name"] for s in log["sides"]]
     records = {c["id"]: c for s in log["sides"] for c in s["combatants"]}
@@ -68,7 +96,7 @@ def build(log: dict, frames: list[dict], types: dict, round_no: int, step: int) 
             "type": c["type"],
             "type_slug": t.get("slug", "ether"),
             "type_symbol": t.get("symbol", "◆"),
-            "portrait": _portrait_url(c),
+            "portrait": _portrait_url({"code": (codes or {}).get(cid), **c}),
             "hp": hp,
             "max_hp": c["max_hp"],
             "status": state["status"][cid],
@@ -234,16 +262,33 @@ def nav(view: dict, frames: list[dict], log: dict) -> dict:
 
 def _portrait_url(c: dict) -> str:
     """Snapshots from before issue 11.5 name a /media/ file, which is not served: those go
-    through the portrait view too, which applies the character's visibility today."""
+    through the portrait view too, which applies the character's visibility today. A
+    character with no portrait shows its generated art, as its card does (issue 41.9),
+    through the art view (the same visibility); a look it does not know ("today") answers
+    with today's look, kept a minute. Only a snapshot with no character code (a made-up
+    party) keeps the Type's symbol."""
     url = c.get("portrait", "")
-    if url and not url.startswith("/c/") and c.get("code") and c.get("kind") in KINDS:
+    if not c.get("code") or c.get("kind") not in KINDS:
+        return url
+    if url and not url.startswith("/c/"):
         return reverse(
             "character_portrait", kwargs={"kind": c["kind"], "code": c["code"], "size": "thumb"}
         )
+    if not url:
+        try:
+            return reverse(
+                "print_default_art", kwargs={"kind": c["kind"], "code": c["code"], "look": "today"}
+            )
+        except NoReverseMatch:  # a code that is not a character's (a made-up snapshot)
+            return ""
     return url
 
 
 KINDS = ("memeyori", "archon")
+# Part of the key a stored battle's viewer parts are kept under (battles/views.py): a new
+# number when what they show changes, so no reader is served the old parts (2: the
+# generated art in place of the Type's symbol, issue 41.9).
+KEPT_PARTS = 2
 
 
 def average_rank(exact: str) -> str:

@@ -264,7 +264,9 @@ def viewer_context(battle: Battle, base_url: str, round_no, step, *, kept: bool 
     round_no, step = viewer.clamp_position(log, frames, round_no, step)
 
     def build():
-        return viewer.build(log, frames, battle.snapshot.get("types", {}), round_no, step)
+        snap = battle.snapshot or {}
+        codes = viewer.character_codes(snap, log)
+        return viewer.build(log, frames, snap.get("types", {}), round_no, step, codes)
 
     view = SimpleLazyObject(build)
     # A lab's battle i, shown without being stored, carries ?m=&i= in its base URL.
@@ -285,7 +287,14 @@ def viewer_context(battle: Battle, base_url: str, round_no, step, *, kept: bool 
         "at_round": round_no,
         "at_step": step,
         # The growth heading says whether the battle counted, which its GM may change.
-        "fragment_key": (battle.code, base_url, round_no, step, battle.counts_for_growth)
+        "fragment_key": (
+            viewer.KEPT_PARTS,
+            battle.code,
+            base_url,
+            round_no,
+            step,
+            battle.counts_for_growth,
+        )
         if kept
         else None,
     }

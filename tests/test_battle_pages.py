@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from PIL import Image
 
-from battles import services
+from battles import services, viewer
 from battles.models import Battle, BattleVisibility, Growth
 from battles.services import battle_run
 from cards.models import Memeyori, TableMembership
@@ -362,7 +362,7 @@ def test_a_battle_that_fails_half_way_leaves_nothing_behind(
     assert set(Memeyori.objects.filter(owner=alice).values_list("rank", flat=True)) == {1}
 
 
-def test_the_viewer_shows_portrait_thumbnails_or_a_type_placeholder(client, alice, types):
+def test_the_viewer_shows_portrait_thumbnails_or_the_generated_art(client, alice, types):
     party = make_team(alice, types, "Faces", visibility="public")
     pictured = party.slots.first().memeyori
     pictured.portrait_thumb.name = "portraits/thumbs/face.png"
@@ -374,7 +374,18 @@ def test_the_viewer_shows_portrait_thumbnails_or_a_type_placeholder(client, alic
         "character_portrait", kwargs={"kind": "memeyori", "code": pictured.code, "size": "thumb"}
     )
     assert f'src="{thumb}?v=face' in html
-    assert f'class="portrait placeholder" aria-hidden="true">{types["Blaze"].symbol}<' in html
+    # The others show their generated art, as their cards do (issue 41.9), never the Type's
+    # symbol in a circle; the art view answers with the picture.
+    assert "portrait placeholder" not in html
+    other = party.slots.last().memeyori
+    art = reverse(
+        "print_default_art", kwargs={"kind": "memeyori", "code": other.code, "look": "today"}
+    )
+    assert f'src="{art}"' in html
+    response = client.get(art)
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+    # A made-up snapshot's character (no code) keeps the symbol.
+    assert viewer._portrait_url({"kind": "memeyori", "code": "", "portrait": ""}) == ""
 
 
 def test_the_viewer_opens_on_the_teams_before_round_1(client, alice, alice_party, bob_party):

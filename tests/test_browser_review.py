@@ -119,3 +119,39 @@ def services_state(game):
     from battles.play import services
 
     return services.game_state(game, 0)
+
+
+@pytest.mark.parametrize(
+    "options,scheme", [(DESKTOP, "light"), (PHONE, "dark")], ids=["1366-light", "390-dark"]
+)
+def test_a_routs_review_reads_in_words_that_hold(_browser, live_server, battle, options, scheme):
+    """Issue 41.7, as a person sees it: a game lost from the first round says so, with no
+    negative percentage, no swings of 0.0 points and no accuracy it did not earn."""
+    from battles.models import Review, ReviewStatus
+    from tests.test_review_words import rout
+
+    snap = duel_snapshot()
+    # A battle side B won, as the made-up review of a rout says.
+    seed = next(s for s in range(200) if simulate(snap, seed=s)["result"]["winner"] == 1)
+    log = simulate(snap, seed=seed)
+    battle = Battle.objects.create(
+        owner=make_user("routed"), name_a="Aces", name_b="Bees", snapshot=snap, seed=seed,
+        log=log, frames=round_frames(log), winner=1, rounds=log["result"]["rounds"],
+    )  # fmt: skip
+    Review.objects.create(battle=battle, status=ReviewStatus.DONE, data=rout(battle.rounds))
+    context, page = signed_in(
+        _browser, live_server.url, battle.owner, color_scheme=scheme, **options
+    )
+    try:
+        page.goto(f"{live_server.url}{battle.get_absolute_url()}?round=1&step=1")
+        page.locator('[data-nav="last"]').first.click()
+        review = page.locator("#review")
+        expect(review).to_contain_text("Bees' win was certain from the start")
+        expect(review).to_contain_text("Luck-adjusted, Aces scores 0%.")
+        expect(review).to_contain_text("No accuracy for Aces")
+        text = review.inner_text()
+        assert "-1%" not in text and "0.0 points" not in text and "Accuracy:" not in text
+        review.scroll_into_view_if_needed()
+        screenshot(page, f"review-rout-{options['viewport']['width']}-{scheme}")
+    finally:
+        context.close()

@@ -23,9 +23,12 @@ def _chance(exact: str) -> dict:
     return {"text": percent(value), "exact": f"exactly {exact}"}
 
 
-def plan_rows(hand: list[dict], cards: list[list], costs: dict[str, int]) -> list[dict]:
+def plan_rows(
+    hand: list[dict], cards: list[list], costs: dict[str, int], refused=frozenset()
+) -> list[dict]:
     """The plan's cards in order, each with its cost this round as the engine's plan
-    check counted it (`costs`, battles.engine.played.check_plan)."""
+    check counted it (`costs`, battles.engine.played.check_plan), and whether the rules
+    refuse it (`refused`, card ids): a refused card counts in no total (issue 41.9)."""
     by_id = {c["id"]: c for c in hand}
     rows = []
     for card_id, tier, target in cards:
@@ -41,6 +44,7 @@ def plan_rows(hand: list[dict], cards: list[list], costs: dict[str, int]) -> lis
                 "target": names.get(target, target),
                 "cost": cost,
                 "surcharge": cost - card["mp_cost"],
+                "refused": card_id in refused,
             }
         )
     return rows

@@ -38,12 +38,20 @@ def hide_draws(view: dict, log: dict, frames: list[dict], hidden: set[int]) -> d
 
 
 def viewer_context(
-    *, log: dict, types: dict, resolved: int, hidden: set[int], base_url: str, round_no, step
+    *,
+    log: dict,
+    types: dict,
+    resolved: int,
+    hidden: set[int],
+    base_url: str,
+    round_no,
+    step,
+    codes: dict[str, str] | None = None,
 ) -> dict:
     """What templates/battles/viewer.html#viewer needs, for the resolved rounds only."""
     shown, frames = resolved_log(log, resolved)
     round_no, step = viewer.clamp_position(shown, frames, round_no, step)
-    view = viewer.build(shown, frames, types, round_no, step)
+    view = viewer.build(shown, frames, types, round_no, step, codes)
     view = hide_draws(view, shown, frames, hidden)
     links = {
         name: (f"{base_url}?round={pos[0]}&step={pos[1]}" if pos else None)

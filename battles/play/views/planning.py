@@ -89,7 +89,11 @@ def _plan_page(
     check = check or {}
     if form.is_bound and form.is_valid():
         cards = form.plan()["cards"]
-    plan_rows = present.plan_rows(state["hand"], cards, costs)
+    rows = present.plan_rows(state["hand"], cards, costs, set(check.get("by_card", {})))
+    # The summary counts only what the rules accept, beside the totals that do the same;
+    # a refused card is listed apart, never as if its MP were spent (issue 41.9).
+    plan_rows = [row for row in rows if not row["refused"]]
+    refused_rows = [row for row in rows if row["refused"]]
     cost_now = {card["id"]: costs.get(card["id"], card["mp_cost"]) for card in state["hand"]}
     types = (game.snapshot or {}).get("types", {})
     hand = present.with_types(present.hand_cards(state, cost_now, check.get("by_card", {})), types)
@@ -101,6 +105,7 @@ def _plan_page(
         "check": check,
         "cards": hand,
         "plan_rows": plan_rows,
+        "refused_rows": refused_rows,
         "stage_words": present.stage_words(state),
         "totals": {
             "mp_left": check.get("mp_left", state["mp"]),

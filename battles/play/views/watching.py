@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.vary import vary_on_headers
 
+from battles import viewer
 from battles.forms import PresentForm, ViewerForm
 from battles.models import Presentation
 from memeyori_site import live
@@ -58,6 +59,7 @@ def _watch(request, game: Game, sides: list[int], base_url: str, *, shared: bool
     context = watch.viewer_context(
         log=log,
         types=(game.snapshot or {}).get("types", {}),
+        codes=viewer.character_codes(game.snapshot or {}, log),
         resolved=resolved,
         hidden=hidden_sides(sides),
         base_url=base_url,
