@@ -236,7 +236,20 @@ def picker_cost() -> dict:
     return {"visit": visit, "played": played, "greedy": greedy, "thinker": thinker}
 
 
-def report(layout: str, r: dict, cost: dict) -> None:
+def report(layout: str, r: dict | None, cost: dict) -> None:
+    if r is not None:
+        _renders(layout, r)
+    g = cost["greedy"]
+    before = OPPONENTS * (900 + 60 * cost["thinker"] / g)
+    print(
+        f"budget: one picker visit ({OPPONENTS} opponents, {cost['played']:,} battles)"
+        f" costs {cost['visit'] / g:,.0f} greedy battles' time (goal at most 2,000); one"
+        f" greedy battle {g * 1000:.1f} ms, one Thinker battle {cost['thinker'] / g:,.0f}"
+        f" greedy ones, so the picker before issue 39 cost about {before:,.0f}"
+    )
+
+
+def _renders(layout: str, r: dict) -> None:
     alone = statistics.median(r["alone"])
     each = ", ".join("-" if s is None else f"{s:.2f}" for s in r["under"])
     print(f"budget: a fresh Mastercard PDF alone: median {alone:.2f} s")
@@ -249,14 +262,6 @@ def report(layout: str, r: dict, cost: dict) -> None:
         )
     else:
         print(f"budget: a render was not served within {queues.TIMEOUT:.0f} s ({each})")
-    g = cost["greedy"]
-    before = OPPONENTS * (900 + 60 * cost["thinker"] / g)
-    print(
-        f"budget: one picker visit ({OPPONENTS} opponents, {cost['played']:,} battles)"
-        f" costs {cost['visit'] / g:,.0f} greedy battles' time (goal at most 2,000); one"
-        f" greedy battle {g * 1000:.1f} ms, one Thinker battle {cost['thinker'] / g:,.0f}"
-        f" greedy ones, so the picker before issue 39 cost about {before:,.0f}"
-    )
 
 
 def bench() -> None:
@@ -274,6 +279,7 @@ if __name__ == "__main__":
     django.setup()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layout", choices=("split", "shared"), default="split")
-    layout = parser.parse_args().layout
+    parser.add_argument("--cost", action="store_true", help="the picker's cost alone")
+    args = parser.parse_args()
     cost = picker_cost()
-    report(layout, renders(layout), cost)
+    report(args.layout, None if args.cost else renders(args.layout), cost)
