@@ -39,9 +39,9 @@ from tests.bench import sized
 
 FIT = int(os.environ.get("BENCH_LEVELS_FIT", sized(120, 4)))
 FIT_AI = int(sized(100, 2))
-THINKER = int(os.environ.get("BENCH_LEVELS_THINKER", sized(2, 1)))
+THINKER = int(os.environ.get("BENCH_LEVELS_THINKER", sized(2, 0)))
 CHECK = int(sized(400, 4))
-CHECK_THINKER = int(os.environ.get("BENCH_LEVELS_CHECK_THINKER", sized(8, 1)))
+CHECK_THINKER = int(os.environ.get("BENCH_LEVELS_CHECK_THINKER", sized(8, 0)))
 # Levels to check (BENCH_LEVELS_ONLY=lookahead: the Thinker's alone); empty: every one.
 ONLY = [k for k in os.environ.get("BENCH_LEVELS_ONLY", "").split(",") if k]
 FIT_SEEDS = 500_000
@@ -103,7 +103,7 @@ def check(kept_out, ratings, log=print) -> tuple[dict[str, int], dict[str, int]]
     pooled = {k: [0.0, 0.0] for k in checked}  # the shown chances' sum, the labs' sum
     for name, snap in kept_out:
         measured = {
-            level: tally(snap, GREEDY, POLICIES[level], n, SEED_BASE)
+            level: tally(snap, GREEDY, POLICIES[level], int(sized(n, 2)), SEED_BASE)
             for level, n in fair.BATTLES_BY_POLICY.items()
         }
         line = []
