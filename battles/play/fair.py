@@ -49,7 +49,7 @@ from .models import FairEstimate
 OPPONENTS = 12  # parties measured for one picker: its own, then the first others it sees
 # Battles per measurement, greedy for the player against each level played for a picker;
 # the others (the Thinker) are predicted from greedy's and the ratings (levels.predict).
-BATTLES_BY_POLICY = {"greedy": 75, "beginner": 50, "random": 50}
+BATTLES_BY_POLICY = {"greedy": 60, "beginner": 45, "random": 45}
 # Measurements one person may have asked for and not yet had played: one picker's worth.
 # A person who opens the picker for party after party has the rest asked for as theirs
 # finish (the picker keeps asking while any wait), so nobody fills the bulk queue alone.
