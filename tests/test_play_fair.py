@@ -4,6 +4,7 @@ at every AI level predicted from it and the levels' ratings, the gap a newcomer 
 a fair fight only where one is fair."""
 
 import random
+import re
 
 import pytest
 from django.urls import reverse
@@ -287,3 +288,12 @@ def test_a_newcomers_first_game_against_the_demos_first_friends_can_be_won(newco
         won[opponent.name] = sum(r["winner"] == 0 for r in results)
     assert won["First Friends"] >= 24, won
     assert won["Cold Front"] == 0, won
+
+
+def test_the_level_choice_says_each_levels_strength_against_greedy(client, alice, newcomer):
+    """Issue 41.3: the AI level's select on the new-game page, from the kept ratings."""
+    client.force_login(alice)
+    page = client.get(reverse("play_new")).content.decode()
+    assert re.search(r"Thinker \(wins about \d in 10 against Greedy\): Plays", page)
+    assert re.search(r"Beginner \(wins (about \d in 10|less than 1 in 20) against Greedy\)", page)
+    assert "Greedy (the measure: the other levels are rated against it)" in page

@@ -206,8 +206,9 @@ def renders(layout: str) -> dict:
 
 
 def picker_cost() -> dict:
-    """Seconds of one picker visit's battles, and of one greedy battle, on the same
-    pairings: Sunrise Squad against the demo's five parties and seven again (twelve)."""
+    """CPU seconds of one picker visit's battles, and of one greedy battle, on the same
+    pairings: Sunrise Squad against the demo's five parties and seven again (twelve). CPU
+    time, not the clock's: the machine's other work would weigh on one and not the other."""
     import json as _json
 
     from battles.engine.policies import GREEDY, POLICIES
@@ -219,24 +220,37 @@ def picker_cost() -> dict:
     names = [p["name"] for p in _json.loads(DEMO_FILE.read_text(encoding="utf-8"))["parties"]]
     opponents = [names[n % len(names)] for n in range(OPPONENTS)]
     snaps = [demo_snapshot("Sunrise Squad", name) for name in opponents]
-    start = time.perf_counter()
+    start = time.process_time()
     for snap in snaps:
         for policy, battles in fair.BATTLES_BY_POLICY.items():
             tally(snap, GREEDY, POLICIES[policy], battles if not sized(0, 1) else 2, SEED_BASE)
-    visit = time.perf_counter() - start
+    visit = time.process_time() - start
     played = sum(fair.BATTLES_BY_POLICY.values()) * OPPONENTS if not sized(0, 1) else 0
-    start = time.perf_counter()
+    start = time.process_time()
     for snap in snaps:
         tally(snap, GREEDY, GREEDY, GREEDY_SAMPLE, 900_000)
-    greedy = (time.perf_counter() - start) / (GREEDY_SAMPLE * len(snaps))
-    start = time.perf_counter()
+    greedy = (time.process_time() - start) / (GREEDY_SAMPLE * len(snaps))
+    start = time.process_time()
     for n in range(THINKER):
         tally(snaps[n % len(snaps)], GREEDY, POLICIES["lookahead"], 1, 910_000 + n)
-    thinker = (time.perf_counter() - start) / THINKER
+    thinker = (time.process_time() - start) / THINKER
     return {"visit": visit, "played": played, "greedy": greedy, "thinker": thinker}
 
 
-def report(layout: str, r: dict, cost: dict) -> None:
+def report(layout: str, r: dict | None, cost: dict) -> None:
+    if r is not None:
+        _renders(layout, r)
+    g = cost["greedy"]
+    before = OPPONENTS * (900 + 60 * cost["thinker"] / g)
+    print(
+        f"budget: one picker visit ({OPPONENTS} opponents, {cost['played']:,} battles)"
+        f" costs {cost['visit'] / g:,.0f} greedy battles' time (goal at most 2,000); one"
+        f" greedy battle {g * 1000:.1f} ms, one Thinker battle {cost['thinker'] / g:,.0f}"
+        f" greedy ones, so the picker before issue 39 cost about {before:,.0f}"
+    )
+
+
+def _renders(layout: str, r: dict) -> None:
     alone = statistics.median(r["alone"])
     each = ", ".join("-" if s is None else f"{s:.2f}" for s in r["under"])
     print(f"budget: a fresh Mastercard PDF alone: median {alone:.2f} s")
@@ -249,14 +263,6 @@ def report(layout: str, r: dict, cost: dict) -> None:
         )
     else:
         print(f"budget: a render was not served within {queues.TIMEOUT:.0f} s ({each})")
-    g = cost["greedy"]
-    before = OPPONENTS * (900 + 60 * cost["thinker"] / g)
-    print(
-        f"budget: one picker visit ({OPPONENTS} opponents, {cost['played']:,} battles)"
-        f" costs {cost['visit'] / g:,.0f} greedy battles' time (goal at most 2,000); one"
-        f" greedy battle {g * 1000:.1f} ms, one Thinker battle {cost['thinker'] / g:,.0f}"
-        f" greedy ones, so the picker before issue 39 cost about {before:,.0f}"
-    )
 
 
 def bench() -> None:
@@ -274,6 +280,7 @@ if __name__ == "__main__":
     django.setup()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layout", choices=("split", "shared"), default="split")
-    layout = parser.parse_args().layout
+    parser.add_argument("--cost", action="store_true", help="the picker's cost alone")
+    args = parser.parse_args()
     cost = picker_cost()
-    report(layout, renders(layout), cost)
+    report(args.layout, None if args.cost else renders(args.layout), cost)
