@@ -70,6 +70,11 @@ def battle_job_start(
     it; the worker checks again when it runs (the parties may change meanwhile)."""
     from .services import battle_check  # services imports this module's neighbours
 
+    # A person at the cap is refused before the checks read both parties (counted again
+    # under the lock below, where it counts).
+    n = BattleJob.objects.filter(owner_id=owner.pk, status__in=ACTIVE).count()
+    if n >= ACTIVE_PER_PERSON:
+        raise ValidationError(BUSY.format(n=n))
     battle_check(
         owner=owner, party_a=party_a, party_b=party_b, counts_for_growth=counts_for_growth,
         visibility=visibility, table=table,

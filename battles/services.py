@@ -173,11 +173,14 @@ def battle_run(
         owner=owner, party_a=party_a, party_b=party_b, counts_for_growth=counts_for_growth,
         visibility=visibility, table=table, sides=False,
     )  # fmt: skip
+    limit = limit_rule(table=table, draw_at_limit=draw_at_limit)
+    snap = battle_snapshot(party_a, party_b, limit=limit)
+    _check_sides(snap)
+    # Played outside any transaction: a lookahead battle thinks for seconds, and on SQLite
+    # a write transaction holds the one write lock all that time (every page that writes
+    # a session or a cache row waited on it: tests/bench/heavy.py).
+    log = simulate(snap, seed=seed, policies=(policy_a, policy_b))
     with transaction.atomic():
-        limit = limit_rule(table=table, draw_at_limit=draw_at_limit)
-        snap = battle_snapshot(party_a, party_b, limit=limit)
-        _check_sides(snap)
-        log = simulate(snap, seed=seed, policies=(policy_a, policy_b))
         battle = Battle.objects.create(
             owner=owner,
             party_a=party_a,

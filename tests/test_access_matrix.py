@@ -17,7 +17,7 @@ from django.utils.http import urlencode
 from battles import services as battle_services
 from battles import views as battle_views
 from battles.lab import services as lab_services
-from battles.models import Battle, Game, Lab, LabBattle, PlayedPlan, Presentation
+from battles.models import Battle, BattleJob, Game, Lab, LabBattle, PlayedPlan, Presentation
 from battles.play import services as play_services
 from battles.play.views import common as play_views
 from battles.play.views.watching import presented_as
@@ -82,6 +82,8 @@ RULES = {
     "battle_shared_log": (SHARED, "GET", 200),
     "battle_shared_og": (SHARED, "GET", 200),
     "battle_growth": (OWNER, "POST", 302),
+    # A battle a task worker is playing (issue 39.3): only whoever asked for it sees it.
+    "battle_job": (OWNER, "GET", 200),
     "battle_present": (MEMBER, "POST", 302),
     "battle_follow": (VIEW, "GET", 200),
     "battle_review": (MEMBER, "POST", 302),
@@ -212,6 +214,7 @@ def world(alice, types):
     Battle.objects.filter(pk=battle.pk).update(visibility="unlisted", share_token="b" * 43)
     battle.refresh_from_db()
     Presentation.objects.create(battle=battle, presenter=alice, html='<section id="viewer">')
+    battle_job = BattleJob.objects.create(owner=alice, request={"party_a": party.pk})  # queued
     lab = lab_services.lab_create(owner=alice, party_a=party, party_b=party, battles=100, seed=3)
     lab_services.run_inline(lab)
     Lab.objects.filter(pk=lab.pk).update(visibility="unlisted", share_token="l" * 43)
@@ -243,11 +246,14 @@ def world(alice, types):
         "memeyori": m, "archon": archon, "card": card, "party": party, "battle": battle,
         "table": table, "lab": lab, "payload": payload, "render": job,
         "second": second, "other": other, "game": game, "friend_game": friend_game,
+        "job": battle_job,
     }  # fmt: skip
 
 
 def urls_for(name: str, world) -> list[str]:
     m, battle = world["memeyori"], world["battle"]
+    if name == "battle_job":
+        return [reverse(name, kwargs={"code": world["job"].code})]
     if name in ("print_render", "print_render_file"):
         return [reverse(name, kwargs={"code": world["render"].code})]
     if name in ("card_edit", "card_reorder", "card_remove"):
@@ -327,7 +333,7 @@ def stored_state() -> str:
         *Party.objects.all(), *PartySlot.objects.all(), *Battle.objects.all(),
         *Table.objects.all(), *TableMembership.objects.all(), *Presentation.objects.all(),
         *Lab.objects.all(), *LabBattle.objects.all(), *Game.objects.all(),
-        *PlayedPlan.objects.all(),
+        *PlayedPlan.objects.all(), *BattleJob.objects.all(),
     ]  # fmt: skip
     return serializers.serialize("json", rows)
 
