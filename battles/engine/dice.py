@@ -29,7 +29,7 @@ def _outcomes(k: int) -> list[tuple]:
             index, digit = divmod(index, 6)
             faces.append(digit + 1)
         rolled = tuple(reversed(faces))
-        hits = sum(1 for f in rolled if f >= 4)
+        hits = sum([1 for f in rolled if f >= 4])
         out.append((rolled, hits, rolled.count(1), rolled.count(6)))
     return out
 
@@ -85,7 +85,7 @@ def shuffle(rng: random.Random, items: list) -> None:
 
 
 def count_hits(faces) -> int:
-    return sum(1 for f in faces if f >= HIT_MIN)
+    return sum([1 for f in faces if f >= HIT_MIN])
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,7 +95,10 @@ def _outcomes(power, stat, same_type, effect, mitigation, accuracy, evasion, cri
                     critical=critical, complication=complication, mitigation=mitigation,
                 )  # fmt: skip
                 dist.append((float(p), amount))
-        mean = sum(p * d for p, d in dist)
+        # sum() of a list, not of a generator: mypyc compiles the latter to plain additions,
+        # and Python's sum adds floats with compensation (3.12+): one battle in 600 of the
+        # golden demo set chose another target on the compiled engine.
+        mean = sum([p * d for p, d in dist])
         most = max((d for _, d in dist), default=0)
         found = _OUTCOMES[key] = (mean, most, tuple(dist), {})
     return found
@@ -160,7 +163,9 @@ def _enemy_row(view: View, card, user, enemy) -> tuple:
     bound = 0.0
     plain = options[0][2][2]
     for _, _, outcome in options[1:]:
-        more = sum(p * max(0, d - d1) for (p, d), (_, d1) in zip(outcome[2], plain, strict=True))
+        more = sum(  # of a list, as in _outcomes
+            [p * max(0, d - d1) for (p, d), (_, d1) in zip(outcome[2], plain, strict=True)]
+        )
         bound = max(bound, more)
     worth = options[0][2][0] + BOUND_MARGIN
     worth_tiered = max(o[2][0] for o in options) + BOUND_MARGIN

@@ -72,8 +72,8 @@ class Tally:
     def summary(self, seed, result: dict) -> dict:
         hp_left = []
         for side in self.engine.sides:
-            total = sum(f.spec.max_hp for f in side.roster)
-            left = sum(f.hp for f in side.roster)  # never below 0; a knocked-out one has 0
+            total = sum([f.spec.max_hp for f in side.roster])
+            left = sum([f.hp for f in side.roster])  # never below 0; a knocked-out one has 0
             hp_left.append(round(left / total, 6) if total else 0.0)
         return {
             "seed": seed,
