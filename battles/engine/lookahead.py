@@ -22,8 +22,10 @@ mean anything):
   errors: 55.2% of decided battles against greedy (95% Wilson 47.3-62.8%; demo 53.2%,
   random 57.3%) at 18.9 greedy battles' time a plan (median 49 ms CPU), where version 3
   was measured at 57.0% (51.9-62.0%, an audit of 400 battles; demo 52.6%) and about 54
-  greedy battles a plan. The same with 24 worlds: 53.9% (46.0-61.6%) at 37.8 greedy
-  battles. Neither reaches issue 42's goal of 70%: version 4 is version 3's strength,
+  greedy battles a plan. On the same 160 battles, 24 worlds gave 53.9% (46.0-61.6%) at
+  37.8 greedy battles; 16 worlds 5 rounds ahead with version 3's 1 standard error 52.3%
+  (44.4-60.0%) at 28.4, and with half a standard error 55.2% (47.3-62.8%) at 38.4. None
+  reaches issue 42's goal of 70%: version 4 is version 3's strength,
   within the bench's interval, at about a third of its cost.
 
 Its dice are its own (Policy.dice "own"): the one number a plan draws seeds every world.
