@@ -11,8 +11,9 @@ measurement and the levels' ratings (levels.py: one strength scale, fitted once 
 AI-against-AI battles, kept in levels.json). Why measure the cheap levels instead of
 predicting them too: from 60 greedy battles the ratings alone missed Beginner and Coin
 Flipper by more than 10 points on 6 and 5 of 20 kept-out pairings, where the picker's own
-45-battle measurements miss on 1 each (tests/bench/levels.py; Greedy 19 of 20), because how much a weak level loses by depends on the parties (a
-party with few choices plays as well at random); their battles cost less than greedy's.
+45-battle measurements miss on 1 each (tests/bench/levels.py; Greedy 19 of 20), because
+how much a weak level loses by depends on the parties (a party with few choices plays as
+well at random); their battles cost less than greedy's.
 The Thinker's prediction is right on average (47.5% shown against 49.2% measured over the
 20 pairings); it is checked pairing by pairing only with the bench's full Thinker labs.
 
