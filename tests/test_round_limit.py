@@ -275,3 +275,24 @@ def test_greedy_summons_its_archon_for_a_limit_that_decides(limit, round_no, res
     view = begin(engine)[0]
     assert view.can_summon()
     assert greedy.summon(view, engine.rng) is summons
+
+
+@pytest.mark.parametrize("limit", [LIMIT_DECIDE, LIMIT_DRAW])
+def test_the_thinkers_worlds_end_at_round_30_as_the_battles_rule_says(limit):
+    """The Thinker's playouts (worlds.py) know the limit: a world copied at round 30 keeps
+    the battle's rule, and under R9.6 the side with fewer conscious combatants has lost
+    there (a draw at the limit leaves the material count, as before R9.6)."""
+    from battles.engine import worlds
+    from battles.engine.field import View
+
+    engine = engine_of(trio("Ants"), trio("Bees"), limit=limit)
+    ants = engine.sides[0]
+    ants.slots[0].hp, ants.slots[0].status = 0, KO  # our own side is copied as it stands
+    view = View(engine, ants, (), engine.round)
+    world = worlds.world(worlds.Seen(view, random.Random(0), 1), 7)
+    assert world.limit == limit
+    if limit == LIMIT_DECIDE:
+        assert worlds.score(world, 0) == -worlds.WIN
+        assert worlds.score(world, 1) == worlds.WIN
+    else:
+        assert -worlds.WIN < worlds.score(world, 0) < 0

@@ -28,7 +28,7 @@ from collections import defaultdict
 from . import end, greedy, plan, resolve, start
 from .dice import shuffle
 from .field import DISMISSED, FIELD, KO, STORED, EnemyView, Policy, Side, View
-from .model import ARCHON_SUMMON_COST, TIER_COST
+from .model import ARCHON_SUMMON_COST, LIMIT_DECIDE, MAX_ROUNDS, TIER_COST
 
 WIN = 100.0  # a won world, against a few points of material
 RESONANCE_WORTH = 0.02  # per unit, against 1 for a conscious Memeyori
@@ -107,6 +107,7 @@ def world(known: Seen, seed: int):
     world.memos = real.memos
     world.blows = real.blows
     world.round = real.round
+    world.limit = real.limit  # R9.6's rule, so that a playout near round 30 plays for it
     world.upheavals = 0
     world.shown = None
     world.policies = (GREEDY, GREEDY)
@@ -180,8 +181,11 @@ def material(side) -> float:
 
 
 def score(world, me: int) -> float:
-    """+WIN won, -WIN lost, 0 drawn; otherwise our material less the enemy's."""
+    """+WIN won, -WIN lost, 0 drawn; otherwise our material less the enemy's. A world whose
+    round 30 has ended is over: R9.6 decides it where the battle's rule says so."""
     winner = end.winner(world)
+    if winner is False and world.round >= MAX_ROUNDS and world.limit == LIMIT_DECIDE:
+        winner = end.limit_decision(world)[0]
     if winner is not False:
         return 0.0 if winner is None else (WIN if winner == me else -WIN)
     return material(world.sides[me]) - material(world.sides[1 - me])
@@ -216,6 +220,8 @@ def play_out(
         return score(world_, known.me)
     end.round_end(world_)
     for _ in range(extra_rounds):
+        if world_.round >= MAX_ROUNDS and world_.limit == LIMIT_DECIDE:
+            break  # R9.6 decides after round 30 (before R9.6, playouts ran past it)
         world_.round += 1
         start.round_start(world_)
         if end.winner(world_) is not False:
