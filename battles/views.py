@@ -8,7 +8,6 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core import signing
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
@@ -39,6 +38,7 @@ from memeyori_site.ratelimit import requester
 
 from . import making, og, viewer
 from .engine.played import PLAYER
+from .follow import FollowSigner
 from .forms import BattleForm, PresentForm, ShareForm, ViewerForm
 from .models import Battle, BattleJob, BattleVisibility, Game, JobStatus, Presentation
 from .services import (
@@ -621,25 +621,13 @@ def battle_present(request, code):
 # visitor), or the share link they came through. Each answer checks that this holder could
 # open the battle now (issue 18.7), with no session read: a token copied out of a page
 # works only while the person it was given to could still watch. The signature also names
-# the presentation's token and when it was given (issue 40.5, as a played game's follow
-# URL does): one holder's signature is no key to another presentation, nor for ever.
+# the presentation's token and when it was given (follow.py).
 HOLDER_SALT = "battles.presented.holder"
-PRESENTED_MAX_AGE = 6 * 3600
-_signer = signing.TimestampSigner(salt=HOLDER_SALT)
+_follow = FollowSigner(HOLDER_SALT)
 
 
 def presented_as(token: str, holder: str) -> str:
-    return _signer.sign(f"{token}|{holder}")
-
-
-def _presented_holder(token: str, signed: str) -> str | None:
-    """The holder a poll URL was given to, if it was given for this presentation, lately."""
-    try:
-        value = _signer.unsign(signed, max_age=PRESENTED_MAX_AGE)
-    except signing.BadSignature:  # forged, or expired (SignatureExpired is one)
-        return None
-    given_for, _, holder = value.partition("|")
-    return holder if token and given_for == token else None
+    return _follow.sign(token, holder)
 
 
 def _share_digest(share_token: str) -> str:
@@ -708,7 +696,7 @@ class Presented:
 
 def _presented(cursor, token: str, signed_holder: str) -> Presented | None:
     """The presentation behind a poll token, if its holder could open the battle now."""
-    holder = _presented_holder(token, signed_holder)
+    holder = _follow.holder(token, signed_holder)
     if holder is None:
         return None
     user_id = int(holder[1:]) if holder.startswith("u") and holder[1:].isdigit() else None

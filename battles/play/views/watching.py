@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.http import (
@@ -20,7 +19,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.vary import vary_on_headers
 
-from battles import viewer
+from battles import follow, viewer
 from battles.forms import PresentForm, ViewerForm
 from battles.models import Presentation
 from memeyori_site import live
@@ -236,25 +235,13 @@ def play_shared_follow(request, token):
 
 
 # A follower's poll and stream URLs name who follows (their holder, as the page's own live
-# URLs do), the game, and when they were given, signed (issue 40.5: signed for one user
-# only, a poll URL worked for anyone who had it, for any game's token, for ever). One that
-# is older than this is refused; the follow button asks for a fresh one.
-PRESENTED_MAX_AGE = 6 * 3600
-presented_signer = signing.TimestampSigner(salt="battles.play.presented")
+# URLs do), the game, and when they were given, signed (battles/follow.py, issue 40.5).
+PRESENTED_MAX_AGE = follow.MAX_AGE
+_follow = follow.FollowSigner("battles.play.presented")
 
 
 def presented_as(game: Game, who: str) -> str:
-    return presented_signer.sign(f"{game.code}|{who}")
-
-
-def _presented_holder(game: Game, signed: str) -> str | None:
-    """The holder a follow URL was given to, if it was given for this game and lately."""
-    try:
-        value = presented_signer.unsign(signed, max_age=PRESENTED_MAX_AGE)
-    except signing.BadSignature:  # forged, or expired (SignatureExpired is one)
-        return None
-    code, _, who = value.partition("|")
-    return who if code == game.code else None
+    return _follow.sign(game.code, who)
 
 
 @dataclass(frozen=True)
@@ -276,7 +263,7 @@ def _presented(token: str, signed_holder: str) -> Presented | None:
     )
     if presentation is None:
         return None
-    who = _presented_holder(presentation.game, signed_holder)
+    who = _follow.holder(presentation.game.code, signed_holder)
     if who is None or not holder_may_watch(presentation.game, signer.sign(who)):
         return None
     shared = presentation.token_shared == token
