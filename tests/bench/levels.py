@@ -52,17 +52,24 @@ WITHIN = 0.10
 
 def pairings():
     """(fitting, kept out): lists of (name, snapshot)."""
+    from battles.engine.model import LIMIT_DECIDE
     from battles.snapshot import demo_snapshot, snapshot
     from cards.demo import DEMO_FILE
     from tests.test_battle_groups import random_party
     from tests.test_battle_invariants import CHART
 
     names = [p["name"] for p in json.loads(DEMO_FILE.read_text(encoding="utf-8"))["parties"]]
-    demo = [(f"{a} v {b}", demo_snapshot(a, b)) for a, b in itertools.product(names, repeat=2)]
+    # Under the rule the site plays by default (R9.6: the round limit decides), as the
+    # picker's own measurements are (fair.picker).
+    demo = [
+        (f"{a} v {b}", demo_snapshot(a, b, limit=LIMIT_DECIDE))
+        for a, b in itertools.product(names, repeat=2)
+    ]
     random.Random(3900).shuffle(demo)
     rng = random.Random(3901)
     made = [
-        (f"random {n}", snapshot([random_party(rng), random_party(rng)], CHART)) for n in range(25)
+        (f"random {n}", snapshot([random_party(rng), random_party(rng)], CHART, limit=LIMIT_DECIDE))
+        for n in range(25)
     ]
     return demo[:SPLIT] + made[:SPLIT], demo[SPLIT:] + made[SPLIT:]
 
