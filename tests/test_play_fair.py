@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from battles.engine.battle import run_summary
-from battles.engine.model import battle_input
+from battles.engine.model import LIMIT_DECIDE, battle_input
 from battles.engine.policies import BEGINNER, GREEDY, POLICIES
 from battles.play import fair, fair_tasks
 from battles.play.fair import FairEstimate, digest, in_words
@@ -101,10 +101,10 @@ def _work_the_queue() -> int:
 
 def _measured(party, opponent, wins, losses, draws, policy="greedy"):
     """The pairing's greedy-against-greedy measurement, done, as the task would keep it."""
-    snap = battle_snapshot(party, opponent)
+    snap = battle_snapshot(party, opponent, limit=LIMIT_DECIDE)  # the picker's rule (R9.6)
     return FairEstimate.objects.create(
-        party_digest=digest(snap["sides"][0], snap["chart"]),
-        opponent_digest=digest(snap["sides"][1], snap["chart"]),
+        party_digest=digest(snap["sides"][0], snap["chart"], LIMIT_DECIDE),
+        opponent_digest=digest(snap["sides"][1], snap["chart"], LIMIT_DECIDE),
         policy=policy, version=POLICIES[policy].version, snapshot=snap,
         battles=wins + losses + draws, wins=wins, losses=losses, draws=draws, done=True,
     )  # fmt: skip
@@ -176,7 +176,8 @@ def test_the_fair_fight_offered_is_the_closest_to_even_of_the_fair_ones(
     # Night a little stronger (5 to 4): Greedy gives 44.5% of the decided with 5% draws,
     # fair; the Thinker 34.9% and Beginner 78%, not.
     FairEstimate.objects.filter(policy="greedy", opponent_digest=digest(
-        battle_snapshot(newcomer, night)["sides"][1], battle_snapshot(newcomer, night)["chart"]
+        battle_snapshot(newcomer, night)["sides"][1], battle_snapshot(newcomer, night)["chart"],
+        LIMIT_DECIDE,
     )).update(wins=80, losses=100, draws=10, battles=190)  # fmt: skip
     page = client.get(reverse("play_fair") + f"?party={newcomer.code}").content.decode()
     offer = page.split("A fair fight:")[1].split("</p>")[0]
