@@ -8,6 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
+from battles.engine.model import LIMIT_DECIDE
 from battles.engine.run import log_json, simulate
 from battles.models import Battle
 from battles.services import battle_run
@@ -127,7 +128,7 @@ def test_the_cli_writes_k_logs_one_a_line_for_seeds_n_onwards(alice, types):
     lines = call("battle", "Left", "Right", "--seed", "40", "--repeat", "3", "--jsonl")
     logs = [json.loads(line) for line in lines.splitlines()]
     assert [log["seed"] for log in logs] == [40, 41, 42]
-    snap = battle_snapshot(a, b)
+    snap = battle_snapshot(a, b, limit=LIMIT_DECIDE)  # the command's rule by default (R9.6)
     assert lines.splitlines() == [log_json(simulate(snap, seed=n)) for n in (40, 41, 42)]
     with pytest.raises(CommandError, match="--repeat needs --jsonl"):
         call("battle", "Left", "Right", "--seed", "40", "--repeat", "3")
