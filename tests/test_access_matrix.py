@@ -98,6 +98,7 @@ RULES = {
     "table_leave": (MEMBER, "POST", 302),
     "table_invite": (OWNER, "POST", 302),
     "table_member": (OWNER, "POST", 302),
+    "table_rules": (OWNER, "POST", 302),  # R9.6: the GM's rule at the round limit
     # Alice's characters are private, so her table has nothing to print: a clear 400.
     "table_print": (OWNER, "GET", 400),
     "table_join": (INVITE, "GET", 302),
