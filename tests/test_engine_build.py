@@ -52,7 +52,10 @@ def test_it_refuses_to_start_compiled_from_a_stale_build(tmp_path):
 def test_the_suite_runs_the_plain_engine_and_the_check_is_quiet_about_it():
     assert engine.ENGINE_BUILD == "python"
     assert engine.dice.__file__.endswith(".py")
-    assert engine_build_check() == [] or "no C compiler" in engine_build_check()[0].msg
+    # Quiet, or saying only why no build can be made here (no compiler, or no mypyc: make
+    # test installs the test extra, not the compile one).
+    said = engine_build_check()
+    assert said == [] or ("no C compiler" in said[0].msg or "no mypyc" in said[0].msg)
 
 
 def test_the_check_says_when_the_asked_for_build_cannot_run(monkeypatch, tmp_path):
