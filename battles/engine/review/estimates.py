@@ -156,8 +156,8 @@ def _chances(entry, most: int) -> tuple[float, float, int, int, float, float]:
     from its entry in the table of blows (resolve.blow)."""
     exact = attack_odds(*entry[:3])
     power, stat, mitigation, same, effect = entry[5], entry[6], entry[7], entry[8], entry[3]
-    plain = _damage(power, stat, same, effect, 0, 0, mitigation)[0]
-    critical = _damage(power, stat, same, effect, 1, 0, mitigation)[0]
+    plain = _damage(power, stat, same, effect, False, False, mitigation)[0]
+    critical = _damage(power, stat, same, effect, True, False, mitigation)[0]
     return (
         float(exact.p_land),
         float(exact.p_critical),
