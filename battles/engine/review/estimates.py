@@ -47,10 +47,10 @@ import random
 
 from .. import end, plan, resolve, start
 from ..dice import shuffle
-from ..lookahead1 import _Sink
 from ..model import MAX_ROUNDS
 from ..odds import attack_odds
 from ..settle import _damage
+from ..worlds import Sink
 from .states import _card_id, _points, clone
 
 HALF_WIDTH = 0.03  # the 95% interval of a round's Win% (the curve): at most +-3 points
@@ -94,7 +94,7 @@ def finish(world, plans=None) -> int | None:
             return winner
 
 
-class _Luck(_Sink):
+class _Luck(Sink):
     """A playout's dice luck, its control variates. For each attack, with its exact chances
     (R4, odds.attack_odds) from the state before its roll:
     - landed less its chance to land, and critical less its chance, one sum per side;

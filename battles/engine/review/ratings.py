@@ -1,15 +1,15 @@
 """The game review's plan ratings: each plan made against the best one found.
 
 Plan rating. A side's plan is rated with only what that side could see, exactly as
-lookahead plans (lookahead1._Known and _world): its own hand, discard and the contents of
+the Thinker plans (worlds.Seen and worlds.world): its own hand, discard and the contents of
 its draw pile (reshuffled in each world), the enemy field as planning began, the enemy's
 Resonance and number of cards in hand, the enemy hand sampled in each world from the
 cards of its combatants on the field; the enemy plans by greedy in each world. The
-candidates are the plan made, greedy's whole plan, lookahead's card candidates (greedy's
-cards and their neighbours, after the plan's own Switch and summon) and the plan made's
-neighbours (a card less, a card more, another target, a Tier up or down, no Switch or
-greedy's, the summon or not), each legal by `played.check_plan`. Every candidate is played
-out to the end (both sides by greedy after this round) in the same worlds:
+candidates are the plan made, greedy's whole plan, the Thinker's card candidates
+(worlds.card_options: greedy's cards and their neighbours, after the plan's own Switch and
+summon) and the plan made's neighbours (a card less, a card more, another target, a Tier
+up or down, no Switch or greedy's, the summon or not), each legal by `played.check_plan`.
+Every candidate is played out to the end (both sides by greedy after this round) in the same worlds:
 - screening: all of them in `SCREEN` worlds; the `SHORTLIST` best go on to `SHORTLIST_MORE`
   more worlds, and the best of those is the challenger; the plan made is played in the
   same worlds, and a challenger that did no better there ends the rating (no loss);
@@ -41,9 +41,8 @@ blunder cost more than a few inaccuracies, as a player feels it).
 import math
 import random
 
-from .. import greedy, lookahead2, plan
+from .. import greedy, plan, worlds
 from ..field import EnemyView, View
-from ..lookahead1 import _greedy_side, _Known, _summon, _world
 from ..plan import begin as planning_views
 from ..played import check_plan
 from .estimates import finish
@@ -75,7 +74,7 @@ def _after(planning, side_index: int, choice: dict) -> View:
     if choice["switch"]:
         plan.switch(scratch, side, *choice["switch"])
     if choice["summon"]:
-        _summon(scratch, side)
+        worlds.summon_archon(scratch, side)
     return View(scratch, side, view.enemies, scratch.round, view.enemy_ids)
 
 
@@ -109,7 +108,7 @@ def candidates(planning, side_index: int, made: dict) -> list[dict]:
     add(g_choice["switch"], g_summon, greedy.plays(_after(planning, side_index, g_choice), rng))
     mine = normal(made)
     after_made = _after(planning, side_index, mine)
-    for cards in lookahead2._variants(after_made, rng):
+    for cards in worlds.card_options(after_made, rng):
         add(mine["switch"], mine["summon"], cards)
     cards = mine["cards"]
     enemy_ids = view.enemy_ids
@@ -150,23 +149,23 @@ class _Rater:
 
     def __init__(self, planning, side_index: int):
         self.view = planning_views(clone(planning, random.Random(0)))[side_index]
-        self.known = _Known(self.view, random.Random(0), 0)
+        self.known = worlds.Seen(self.view, random.Random(0), 0)
         self.limit = planning.limit  # R9.6: the worlds end as the battle would
 
     def play(self, seed: int, candidate: dict) -> float:
         """The candidate's result for this side in one sampled world (1, 0.5 or 0)."""
         known = self.known
-        world = _world(known, seed)
+        world = worlds.world(known, seed)
         world.limit = self.limit
         me = world.sides[known.me]
         enemy = world.sides[1 - known.me]
         enemy_field = tuple(EnemyView(f.id, f.spec, f.hp) for f in enemy.field())
-        enemy_plays = _greedy_side(world, enemy, known.my_field)
+        enemy_plays = worlds.greedy_side(world, enemy, known.my_field)
         view = View(world, me, enemy_field, world.round)
         if candidate["switch"]:
             plan.switch(world, me, *candidate["switch"])
         if candidate["summon"] and view.can_summon():
-            _summon(world, me)
+            worlds.summon_archon(world, me)
         # A card an AI drew with its own Switch may be another in this world: left out.
         hand = {c.id for c in me.hand}
         chosen = [(c, t, x) for c, t, x in candidate["cards"] if c in hand]

@@ -18,10 +18,10 @@ from ..battle import Engine
 from ..field import Policy, Side
 from ..fork import begin_fork, record_inputs, state_at_round
 from ..keyed import rng_for
-from ..lookahead1 import _Sink
 from ..model import MAX_ROUNDS, BattleInput
 from ..played import _Plans, is_played, open_round, own_draws_of
 from ..policies import GREEDY, policy_version
+from ..worlds import Sink
 
 
 class _Recording:
@@ -63,7 +63,7 @@ def clone(real, rng: random.Random):
     world.chart = real.chart
     world.rng = rng
     world.events = None
-    world.tally = _Sink()
+    world.tally = Sink()
     world.memos = real.memos
     world.blows = real.blows
     world.round = real.round
