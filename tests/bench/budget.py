@@ -4,7 +4,9 @@
    (rate_ai on) and a 10,000-battle lab are queued, against the same render alone, on
    `make run`'s worker layout: one db_worker on the interactive queue and one on the bulk
    queue (--layout shared: one worker on both, the layout before issue 39), beside a
-   runserver, on a throwaway SQLite database (goal: at most 3x);
+   runserver, on a throwaway SQLite database (goal: at most 3x); --layout serve runs the
+   same on this checkout's own `make serve` (gunicorn, and run_workers with its interactive
+   and bulk workers, debug off);
 2. one picker visit's total cost in greedy battles: the time of every battle the picker
    plays for one party against twelve opponents (fair.BATTLES_BY_POLICY each), over the
    time of one greedy-against-greedy battle on the same pairings, in the same run; and
@@ -12,10 +14,11 @@
    60 Thinker battles an opponent), from the Thinker's cost measured on THINKER battles
    (goal: at most 2,000).
 
-    .venv/bin/python -m tests.bench.budget [--layout split|shared]
+    .venv/bin/python -m tests.bench.budget [--layout split|shared|serve]
 
-The servers are this checkout's own processes, started here (not `make run`, whose
-layout another change owns): runserver at BENCH_BUDGET_PORT (8171) and the workers.
+The servers are this checkout's own processes at BENCH_BUDGET_PORT (8171): for split and
+shared, runserver and db_workers started here as `make run` starts them; for serve, `make
+serve` itself.
 """
 
 import argparse
@@ -100,8 +103,34 @@ WAITING = (
 )
 
 
+def _serve(tmp: Path, env: dict, log) -> list[subprocess.Popen]:
+    """`make serve` on this checkout, as heavy.py runs it: it migrates and seeds itself."""
+    venv = ROOT / ".venv"
+    return [
+        subprocess.Popen(
+            [
+                "make",
+                "-C",
+                str(ROOT),
+                f"VENV={venv}",
+                f"PYTHON={sys.executable}",
+                "-o",
+                f"{venv}/.installed",
+                "serve",
+                f"SERVE_PORT={PORT}",
+            ],
+            env={**env, "DJANGO_STATIC_ROOT": str(tmp / "static")},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    ]
+
+
 def _start(tmp: Path, env: dict, layout: str) -> list[subprocess.Popen]:
     log = (tmp / "server.log").open("w")
+    if layout == "serve":
+        return _serve(tmp, env, log)
     manage = [sys.executable, "manage.py"]
     for step in (["migrate", "--noinput"], ["createcachetable"], ["seed_demo"]):
         subprocess.run(manage + step, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
@@ -142,6 +171,9 @@ def _start(tmp: Path, env: dict, layout: str) -> list[subprocess.Popen]:
 
 
 def _stop(procs) -> None:
+    if len(procs) == 1:  # make serve: its whole process group
+        queues.stop(procs[0])
+        return
     for p in procs:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGTERM)
@@ -279,7 +311,7 @@ if __name__ == "__main__":
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memeyori_site.settings")
     django.setup()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--layout", choices=("split", "shared"), default="split")
+    parser.add_argument("--layout", choices=("split", "shared", "serve"), default="split")
     parser.add_argument("--cost", action="store_true", help="the picker's cost alone")
     args = parser.parse_args()
     cost = picker_cost()
