@@ -40,8 +40,9 @@ INTERACTIVE = "interactive"
 BULK = "bulk"
 QUEUES = (INTERACTIVE, BULK)
 # Within the interactive queue: a timed round's deadline first (a table waits on it, and
-# it takes milliseconds), then what a page shows (renders, portraits), then a battle a
-# person asked to be played with a thinking policy (seconds of work, one at a time each).
+# it takes milliseconds), then what a page shows (renders, portraits), then thinking a
+# person waits for (a battle played with a thinking policy, a player's review of their own
+# game: seconds of work, a few at a time each).
 DEADLINE_PRIORITY = 100
 INTERACTIVE_PRIORITY = 50
 THINKING_PRIORITY = 20

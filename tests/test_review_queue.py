@@ -17,6 +17,7 @@ from battles.models import Battle, Review, ReviewStatus
 from battles.play.models import Game, GameStatus
 from battles.review import services, tasks
 from cards import workers
+from cards.printing.tasks import render_task
 from tests.playing import make_side
 from tests.test_review_pages import duel_snapshot
 
@@ -107,9 +108,12 @@ def test_a_players_review_of_the_game_just_played_goes_ahead_of_bulk_work(alice,
         services.start(Battle.objects.get(pk=battle.pk), alice)  # as a request reads it
     rows = {r.args_kwargs["args"][0]: r for r in DBTaskResult.objects.all()}
     now = rows[Review.objects.get(battle=played).pk]
-    assert (now.queue_name, now.priority) == (workers.INTERACTIVE, workers.INTERACTIVE_PRIORITY)
+    assert (now.queue_name, now.priority) == (workers.INTERACTIVE, workers.THINKING_PRIORITY)
     for battle in (watched, older):
         row = rows[Review.objects.get(battle=battle).pk]
         assert (row.queue_name, row.priority) == (workers.BULK, workers.BULK_PRIORITY)
     # The first task any worker claims (one serving both queues, as `make run` did).
     assert DBTaskResult.objects.ready().first().pk == now.pk
+    # A render asked for while the review waits goes first: its reader waits on a page too.
+    render = render_task.enqueue(0)
+    assert str(DBTaskResult.objects.ready().first().pk) == render.id

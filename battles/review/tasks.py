@@ -33,9 +33,12 @@ def run_review(review_id: int) -> bool:
             next_turn(review["requested_by_id"])
 
 
-# What a person waits for, at once: a player's review of the game they just played.
+# What a person waits for, at once: a player's review of the game they just played. Ahead
+# of all bulk work, but behind a render or a deadline that is waiting: a review is seconds
+# of playouts, a render's reader is waiting on a page too (issue 39: on `make run`'s one
+# interactive worker, a render queued behind a review waited for all of it).
 run_review_now = run_review.using(
-    queue_name=workers.INTERACTIVE, priority=workers.INTERACTIVE_PRIORITY
+    queue_name=workers.INTERACTIVE, priority=workers.THINKING_PRIORITY
 )
 
 
