@@ -197,10 +197,36 @@ def test_without_a_task_worker_the_picker_plays_nothing_in_the_request(client, a
 def test_the_new_game_page_loads_the_picker_into_its_opponent_section(client, alice, newcomer):
     client.force_login(alice)
     page = client.get(reverse("play_new")).content.decode()
-    assert f'hx-get="{reverse("play_fair")}"' in page and 'hx-include="#id_party"' in page
+    assert f'hx-get="{reverse("play_fair")}"' in page
+    # The party and R9.6's box: the chances follow both (change from either reloads it).
+    assert 'hx-include="#id_party, #id_draw_at_limit"' in page
+    assert "change from:#id_draw_at_limit" in page
     panel = client.get(reverse("play_fair"), headers={"HX-Request": "true"})
     assert panel.status_code == 200
     assert b"<html" not in panel.content and b'id="fair"' in panel.content
+
+
+def test_ticking_a_draw_at_the_limit_asks_for_chances_under_that_rule(
+    client, alice, newcomer, quick, queued_tasks, django_capture_on_commit_callbacks
+):
+    client.force_login(alice)
+    url = reverse("play_fair") + f"?party={newcomer.code}"
+    with django_capture_on_commit_callbacks(execute=True):
+        page = client.get(url + "&draw_at_limit=on").content.decode()
+    # Measured under the rule the games would be played under (R9.6), kept apart by it.
+    assert {e.snapshot["limit"] for e in FairEstimate.objects.all()} == {"draw"}
+    assert "a draw when round 30 ends with both sides standing" in page
+    # Every way on keeps the rule: the level links into the new-game form, and the poll.
+    links = re.findall(r'href="([^"]*opponent=ai[^"]*)"', page)
+    assert links and all("draw_at_limit=on" in link for link in links)
+    assert re.search(r'hx-get="[^"]*draw_at_limit=on"', page)
+    form = client.get(links[0].replace("&amp;", "&")).content.decode()
+    assert re.search(r'<input[^>]*name="draw_at_limit"[^>]*checked', form)
+    # Without the box, the round limit decides: measurements of their own.
+    with django_capture_on_commit_callbacks(execute=True):
+        page = client.get(url).content.decode()
+    assert {e.snapshot["limit"] for e in FairEstimate.objects.all()} == {"draw", "decide"}
+    assert "draw_at_limit" not in page and "a draw when round 30 ends" not in page
 
 
 def test_the_picker_reads_only_the_players_own_party(client, alice, bob, types, newcomer):

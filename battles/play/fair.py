@@ -223,6 +223,11 @@ class Picker:
     pending: int  # measurements still being played
     waiting: int = 0  # measurements not asked for yet: the person has enough pending
     rated: bool = True  # the levels have kept ratings (levels.json)
+    limit: str = "decide"  # R9.6's rule the chances are for (model.LIMITS)
+
+    @property
+    def draw_at_limit(self) -> bool:
+        return self.limit == "draw"
 
     @property
     def none_close(self) -> bool:
@@ -326,4 +331,6 @@ def picker(user, party, limit=None) -> Picker:
     fair = [c for o in out for c in o.choices if c.fair]
     best = min(fair, key=lambda c: (abs(c.outcome.decided - 0.5), c.outcome.drawn), default=None)
     pending = sum(1 for o in out for e in o.measured.values() if not e.done)
-    return Picker(party, mine["level"], ranks(mine), out, best, pending, waiting, bool(ratings))
+    return Picker(
+        party, mine["level"], ranks(mine), out, best, pending, waiting, bool(ratings), limit
+    )
