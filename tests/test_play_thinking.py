@@ -5,16 +5,18 @@ round resolves once both plans are in, and the finished game is byte for byte th
 replay that thinks inline makes."""
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from battles.engine import played, policies
 from battles.engine.field import Policy
 from battles.engine.run import canonical, input_for
 from battles.models import Battle
-from battles.play import fork, services
+from battles.play import clock, fork, services
 from battles.play.models import Game, PlanBy, PlayedPlan
 from battles.play.record import ai_policies, replay_game
 from battles.play.thinking import think_for_game
@@ -174,6 +176,32 @@ def test_a_fork_against_the_thinker_queues_its_thinking(alice, parties, queued_t
     ]
     think_for_game.call(game.code, 1)
     assert PlayedPlan.objects.filter(game=game, round=1, side=0, by=PlanBy.AI).exists()
+
+
+def test_a_timed_round_times_out_the_player_alone_and_the_task_starts_the_next_clock(
+    alice, parties, queued_tasks, django_capture_on_commit_callbacks
+):
+    pa, pb = parties
+    game = services.start_game(
+        user=alice, party=pa, opponent="ai", party_b=pb, policy_b="lookahead", seed=5,
+        time_limit=60,
+    )  # fmt: skip
+    late = timezone.now() - timedelta(seconds=61)
+    Game.objects.filter(pk=game.pk).update(round_started_at=late)
+    game.refresh_from_db()
+    # The player's time ran out; the AI has no clock: the round waits for its thinking.
+    state = services.game_state(game, 0)
+    assert state["round"] == 1 and state["status"] == "waiting" and state["thinking"] == [1]
+    assert services.expire_time_limit(game)
+    assert PlayedPlan.objects.get(game=game, round=1, side=0).by == PlanBy.TIMEOUT
+    assert not services.expire_time_limit(game)  # nothing more runs out meanwhile
+    with django_capture_on_commit_callbacks(execute=True):
+        assert think_for_game.call(game.code, 1)
+    game.refresh_from_db()
+    assert game.round == 2 and _ai_planned(game, 1)
+    due = clock.deadline(game)
+    deadlines = DBTaskResult.objects.filter(task_path=clock.expire_round.module_path)
+    assert [r.args_kwargs["args"][1] for r in deadlines] == [due.isoformat()]
 
 
 # ---- (b) hidden: the player never sees the AI's plan, pending or recorded

@@ -87,7 +87,10 @@ def advance(game: Game, replay: Replay) -> None:
 def write_timeouts(game: Game, replay: Replay) -> None:
     made = {(rec["round"], rec["side"]): rec for rec in replay.played.made}
     for key in replay.timeouts:
-        plan = timeout_plan(game, made[key], replay.stages.get(key))
+        # Not made yet when the round waits for the AI's thinking (the replay stopped
+        # before the round was planned): then the record names greedy, which plans again
+        # (in a millisecond, the same plan) where a replay reaches it.
+        plan = timeout_plan(game, made.get(key), replay.stages.get(key))
         PlayedPlan.objects.create(
             game=game, round=key[0], side=key[1], plan=plan, by=PlanBy.TIMEOUT
         )

@@ -118,7 +118,7 @@ def record_thinking(game: Game, round_no: int, made: dict[int, dict]) -> bool:
     the game up to its record (the round resolves once every plan is in); one transaction,
     the game's row locked. Idempotent: a plan already recorded, or a round already past,
     is left as it is."""
-    from . import rounds
+    from . import clock, rounds  # both import services, which imports rounds
 
     with transaction.atomic():
         locked = rounds.locked_row(game)
@@ -149,6 +149,8 @@ def record_thinking(game: Game, round_no: int, made: dict[int, dict]) -> bool:
             return False
         replay.played.resume()  # the round resolves if the players' plans are in
         rounds.advance(locked, replay)  # and the next round's thinking is queued
+        if locked.round != round_no:
+            clock.schedule(locked)  # the next round's deadline, as a posted plan's does
     rounds.refresh(game, locked)
     rounds.game_changed(game)
     return True
