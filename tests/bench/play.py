@@ -161,7 +161,6 @@ def _finish_against(services, record, user, a, b, policy: str, seed: int):
     )
     from battles.engine import greedy, played
     from battles.engine.run import input_for
-
     from tests.playing import think
 
     while True:
