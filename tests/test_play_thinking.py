@@ -16,7 +16,7 @@ from battles.engine import played, policies
 from battles.engine.field import Policy
 from battles.engine.run import canonical, input_for
 from battles.models import Battle
-from battles.play import clock, fork, services
+from battles.play import clock, fork, services, stage
 from battles.play.models import Game, PlanBy, PlayedPlan
 from battles.play.record import ai_policies, replay_game
 from battles.play.thinking import think_for_game
@@ -202,6 +202,22 @@ def test_a_timed_round_times_out_the_player_alone_and_the_task_starts_the_next_c
     due = clock.deadline(game)
     deadlines = DBTaskResult.objects.filter(task_path=clock.expire_round.module_path)
     assert [r.args_kwargs["args"][1] for r in deadlines] == [due.isoformat()]
+
+
+def test_a_stage_made_while_the_ai_thinks_draws_without_thinking(alice, parties, monkeypatch):
+    game = _start(alice, parties, seed=8)
+    _thinking_forbidden(monkeypatch)
+    state = services.game_state(game, 0)
+    assert state["switches"] and state["thinking"] == [1]
+    after = stage.make_stage(game, 0, 1, state["switches"][0], False)
+    assert after["stage"]["switch"] == state["switches"][0] and after["thinking"] == [1]
+    plan = {"switch": state["switches"][0], "summon": False, "cards": affordable_plan(after)[:1]}
+    waiting = services.submit_plan(game, 0, 1, plan)
+    assert waiting["status"] == "waiting" and waiting["thinking"] == [1]
+    monkeypatch.undo()
+    assert think(game) == 2  # round 1's plan (the round resolves), then round 2's
+    game.refresh_from_db()
+    assert game.round == 2 and _ai_planned(game, 1) and _ai_planned(game, 2)
 
 
 # ---- (b) hidden: the player never sees the AI's plan, pending or recorded
