@@ -109,3 +109,19 @@ def with_seed(game, seed: int):
     Game.objects.filter(pk=game.pk).update(seed=seed)
     game.refresh_from_db()
     return game
+
+
+def think(game) -> int:
+    """Run the AI's thinking as a task worker would (battles/play/thinking.py): each round
+    whose AI plan is pending, until none is (the tests' transaction keeps the queued
+    task's on-commit hook from running). How many times it recorded a plan."""
+    from battles.play.record import replay_game
+    from battles.play.thinking import think_for_game
+
+    runs = 0
+    while (needed := replay_game(game).needed) is not None and needed.thinking:
+        if not think_for_game.call(game.code, needed.round):
+            break
+        runs += 1
+        game.refresh_from_db()
+    return runs

@@ -114,8 +114,9 @@ def test_live_urls_answer_only_the_holder_they_were_made_for(world, rf):
     assert ana.get(urls["stream"]).status_code == 204  # no stream under WSGI: poll instead
     # The URL works for whoever holds it, but only while Ana could watch the game...
     assert dee.get(urls["poll"]).status_code == 200
-    # ...and nothing in it tells more than the round and the status.
-    assert set(ana.get(urls["poll"]).json()) == {"round", "status"}
+    # ...and nothing in it tells more than the round and the status (and whether the AI
+    # is still thinking about the round: that its plan is made, never what it is).
+    assert set(ana.get(urls["poll"]).json()) == {"round", "status", "thinking"}
     forged = urls["poll"].split("?")[0] + "?as=u" + str(world["users"]["dee"].pk)
     assert dee.get(forged).status_code == 404
     request.user = world["users"]["dee"]

@@ -15,6 +15,7 @@ from battles.models import Battle
 from battles.play import services
 from battles.play.models import Game, PlayedPlan
 from tests.play_parties import NIGHT_CARDS, play_party
+from tests.playing import think
 
 
 @pytest.fixture
@@ -49,10 +50,12 @@ def test_reads_of_a_game_against_lookahead_never_run_the_ai(alice, parties, monk
         user=alice, party=pa, opponent="ai", party_b=pb, policy_b="lookahead", seed=12
     )
     for _ in range(3):
+        think(game)
         state = services.game_state(game, 0)
         if state["status"] != "planning":
             break
         services.submit_plan(game, 0, state["round"], _first_plan(state))
+    think(game)
     assert PlayedPlan.objects.filter(game=game, by="ai").count() >= 2
     before = services.game_state(game, 0)
     watched = services.watch_state(game)
@@ -72,6 +75,7 @@ def test_a_finished_game_against_lookahead_replays_from_its_record_alone(alice, 
     for _ in range(4):
         state = services.game_state(game, 0)
         services.submit_plan(game, 0, state["round"], _first_plan(state))
+        think(game)
     services.forfeit(game, 0)
     battle = Battle.objects.get(game=game)
     # manage.py replay's path: the log's plan records, the AI run again, byte for byte.

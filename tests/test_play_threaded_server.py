@@ -1,8 +1,8 @@
 """Under a threaded server (`make run` serves with Django's threaded development server):
 a player plays a game against lookahead through the JSON protocol while two other clients
 poll its state every 100 ms, each read in its own server thread. Every read of a round
-shows that round's one state: the game is a function of its record, whoever reads it and
-however the threads interleave."""
+shows that round's one state (one while the AI thinks about it, one after): the game is a
+function of its record, whoever reads it and however the threads interleave."""
 
 import json
 import threading
@@ -47,7 +47,10 @@ def test_readers_and_a_player_in_threads_see_one_state_per_round(
                 text = answer.read().decode()
             state = json.loads(text)
             with lock:
-                seen.setdefault((state["round"], state["status"]), set()).add(text)
+                # A round has two states for its player: while the AI thinks about it
+                # (a task, battles/play/thinking.py) and once its plan is made.
+                key = (state["round"], state["status"], bool(state["thinking"]))
+                seen.setdefault(key, set()).add(text)
             time.sleep(0.1)
 
     pollers = [threading.Thread(target=poll) for _ in range(2)]

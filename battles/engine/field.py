@@ -215,6 +215,11 @@ class Policy:
     # move; "none", it draws nothing. A recorded plan of an "own" or "none" policy replays
     # without running the policy: the battle's generator never knew it ran.
     dice: str = "battle"
+    # Whether it thinks: tens to hundreds of milliseconds of CPU a plan (lookahead, every
+    # version), too slow for a page request, so a played game records its plan from a
+    # task (battles/play/thinking.py). The others (greedy, random, beginner) take about a
+    # millisecond a plan and are run where the replay reaches them.
+    thinks: bool = False
 
     @property
     def replays_from_record(self) -> bool:

@@ -28,7 +28,7 @@ from .dice import shuffle
 from .field import Policy
 from .keyed import rng_for
 from .model import MAX_ROUNDS, BattleInput
-from .played import Played, _rounds, inputs_from_log, own_draws_of, staged
+from .played import Played, _rounds, ai_plans, inputs_from_log, own_draws_of, staged
 from .played import replay as played_replay
 
 FORK_VERSION = 1
@@ -153,7 +153,7 @@ class Forked(Played):
         )  # fmt: skip
         return _rounds(
             self.engine, self.recorded, policies, plans, forfeit,
-            first=round_no, started=True, stop=stop,
+            first=round_no, started=True, stop=stop, think=self.think,
         )  # fmt: skip
 
     def _finish(self, winner, forfeited) -> dict:
@@ -193,18 +193,38 @@ def play_fork(
     *,
     forfeit: tuple[int, int] | None = None,
     own_draws: bool = False,
+    think: bool = True,
 ) -> Forked:
     """A fork played as far as its recorded plans go (`played.play`'s twin)."""
-    return Forked(data, fork, policies, seed, plans, forfeit, own_draws=own_draws)
+    return Forked(data, fork, policies, seed, plans, forfeit, own_draws=own_draws, think=think)
 
 
-def staged_fork(data, fork: dict, policies, seed, plans, round_no, side, stage, *, forfeit=None):
-    """`played.staged` for a fork: a side's View after its stage drew."""
-
+def _builder(data, fork: dict, policies, seed, forfeit):
     def build(plans_, **options):
         return Forked(data, fork, policies, seed, plans_, forfeit, **options)
 
-    return staged(data, policies, seed, plans, round_no, side, stage, forfeit=forfeit, build=build)
+    return build
+
+
+def staged_fork(
+    data, fork: dict, policies, seed, plans, round_no, side, stage, *, forfeit=None, think=True
+):
+    """`played.staged` for a fork: a side's View after its stage drew."""
+    build = _builder(data, fork, policies, seed, forfeit)
+    return staged(
+        data, policies, seed, plans, round_no, side, stage, forfeit=forfeit, build=build,
+        think=think,
+    )  # fmt: skip
+
+
+def ai_plans_fork(
+    data, fork: dict, policies, seed, plans, round_no, *, forfeit=None, own_draws=False
+):
+    """`played.ai_plans` for a fork: the plans its AI sides make for `round_no`."""
+    build = _builder(data, fork, policies, seed, forfeit)
+    return ai_plans(
+        data, policies, seed, plans, round_no, forfeit=forfeit, own_draws=own_draws, build=build
+    )
 
 
 def replay(data: BattleInput, log: dict) -> dict:

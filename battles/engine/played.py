@@ -49,14 +49,28 @@ class PlanNeeded(Exception):  # noqa: N818 (not an error: the battle waits for a
     """The battle stopped at `round` because `sides` have no plan for it yet.
 
     `views[s]` is side s's View as planning began (what its player plans against), and
-    `engine` the battle's state at that moment."""
+    `engine` the battle's state at that moment. `thinking` are the AI sides whose thinking
+    policy (Policy.thinks) has not made its plan for the round yet, in a replay that may
+    not think (`play(..., think=False)`): `sides` may then be empty, every player having
+    planned, and the round waits for the AI alone."""
 
-    def __init__(self, round_no: int, sides: tuple[int, ...], views: list[View], engine):
-        super().__init__(f"round {round_no} needs a plan from side(s) {list(sides)}")
+    def __init__(
+        self,
+        round_no: int,
+        sides: tuple[int, ...],
+        views: list[View],
+        engine,
+        thinking: tuple[int, ...] = (),
+    ):
+        super().__init__(
+            f"round {round_no} needs a plan from side(s) {list(sides)}"
+            + (f", the AI's of side(s) {list(thinking)}" if thinking else "")
+        )
         self.round = round_no
         self.sides = sides
         self.views = views
         self.engine = engine
+        self.thinking = thinking
 
 
 @dataclass
@@ -547,7 +561,7 @@ class _Plans:
         ai = self.ai[side]
         if ai is None:  # a player; a timeout's greedy draws nothing
             return Policy(PLAYER, self.switch, self.summon, self.plays, PLAYER_VERSION, "none")
-        return Policy(ai.name, self.switch, self.summon, self.plays, ai.version, ai.dice)
+        return Policy(ai.name, self.switch, self.summon, self.plays, ai.version, ai.dice, ai.thinks)
 
 
 class Played:
@@ -568,12 +582,14 @@ class Played:
         stop: int | None = None,
         own_draws: bool = False,
         probe: tuple[int, int] | None = None,
+        think: bool = True,
     ):
         self.data = data
         self.seed = seed
         self.recorded = _Plans(plans, policies, probe)
         self.made = self.recorded.made
         self.own_draws = own_draws
+        self.think = think
         self.log: dict | None = None
         self.needed: PlanNeeded | None = None
         # True when the battle stopped as round `stop`'s planning began (a fork's origin).
@@ -589,7 +605,9 @@ class Played:
             rng_for(self.seed),  # a key's stream, or Mersenne Twister for an int (keyed.py)
             own_draws=self.own_draws,
         )
-        return _rounds(self.engine, self.recorded, policies, plans, forfeit, stop=stop)
+        return _rounds(
+            self.engine, self.recorded, policies, plans, forfeit, stop=stop, think=self.think
+        )
 
     def resume(self) -> "Played":
         try:
@@ -651,13 +669,16 @@ def _rounds(
     first: int = 1,
     started: bool = False,
     stop: int | None = None,
+    think: bool = True,
 ):
     """The battle loop of `Engine.run`, stopping (a yield) at each plan it lacks; it returns
     (winner, the side that forfeited or None).
 
     A fork (engine/fork.py) carries on from round `first`, whose start (R9.1) its origin
     already played (`started`); `stop` ends the loop as round `stop`'s planning begins
-    (the state a fork starts from), returning None."""
+    (the state a fork starts from), returning None. With `think` false an AI side whose
+    policy thinks (`_thinking`) and whose plan for the round is not recorded is a plan it
+    lacks too (PlanNeeded.thinking): the replay never runs that policy."""
     if not started:
         start.setup(engine)
     winner = False
@@ -677,9 +698,10 @@ def _rounds(
             missing = tuple(
                 s for s in (0, 1) if policies[s] is None and (engine.round, s) not in plans
             )
-            if not missing:
+            thinking = () if think else _thinking(policies, plans, engine.round)
+            if not missing and not thinking:
                 break
-            yield PlanNeeded(engine.round, missing, plan.begin(engine), engine)
+            yield PlanNeeded(engine.round, missing, plan.begin(engine), engine, thinking)
         first = len(engine.events)
         plans_made = plan.plan_round(engine)
         # The plan events of this round say who made each plan (the plan records).
@@ -696,6 +718,22 @@ def _rounds(
     return winner, forfeited
 
 
+def _thinking(policies: tuple, plans: dict, round_no: int) -> tuple[int, ...]:
+    """The AI sides whose policy thinks (Policy.thinks) and whose plan for `round_no` is not
+    recorded. Only a policy that replays from its record (Policy.replays_from_record): an
+    older one (lookahead 1 and 2) drew from the battle's own generator, so its plan cannot
+    be recorded and made apart from the round; it is run where the replay reaches it, as
+    it always was (no new game plays those versions)."""
+    return tuple(
+        s
+        for s in (0, 1)
+        if (ai := policies[s]) is not None
+        and ai.thinks
+        and ai.replays_from_record
+        and (round_no, s) not in plans
+    )
+
+
 def play(
     data: BattleInput,
     policies: tuple,
@@ -704,14 +742,18 @@ def play(
     *,
     forfeit: tuple[int, int] | None = None,
     own_draws: bool = False,
+    think: bool = True,
 ) -> Played:
     """Play the battle as far as the recorded plans go.
 
     `policies[s]` is side s's AI Policy, or None for a player; `plans` maps (round, side)
-    to a recorded plan (a player's, or a timeout's `{"policy", "version"}`); `forfeit` is
-    (round, side) when that side gave up as that round's planning began; `own_draws`, the
-    draws made while planning come from each side's own generator (Engine.own_draws)."""
-    return Played(data, policies, seed, plans, forfeit, own_draws=own_draws)
+    to a recorded plan (a player's, the AI's as it made it, or a timeout's `{"policy",
+    "version"}`); `forfeit` is (round, side) when that side gave up as that round's
+    planning began; `own_draws`, the draws made while planning come from each side's own
+    generator (Engine.own_draws). With `think` false the replay stops before running a
+    thinking policy whose plan is not recorded (PlanNeeded.thinking; `ai_plans` makes
+    it): what a page request replays."""
+    return Played(data, policies, seed, plans, forfeit, own_draws=own_draws, think=think)
 
 
 def staged(
@@ -725,13 +767,15 @@ def staged(
     *,
     forfeit: tuple[int, int] | None = None,
     build=None,
+    think: bool = True,
 ) -> Staged:
     """A side's View after its stage (`{"switch", "summon"}`) for `round_no` has drawn, in
     a game with own draws: the recorded plans replayed to that round, where the other side
     plans nothing (its real plan, recorded or an AI's, never reaches this side) and this
     side makes its stage, then stops where it would choose its cards. With own draws the
     stage draws the same cards whatever the other side plans, so the round, when it
-    resolves, draws what this showed. ValueError when the round is not reached."""
+    resolves, draws what this showed. ValueError when the round is not reached (with
+    `think` false, also when an AI's thinking plan before it is not recorded)."""
     probe = dict(plans)
     probe[round_no, side] = {"switch": stage["switch"], "summon": stage["summon"], "cards": []}
     probe[round_no, 1 - side] = empty_plan()
@@ -741,10 +785,53 @@ def staged(
             return Played(data, policies, seed, plans_, forfeit, **options)
 
     try:
-        build(probe, own_draws=True, probe=(round_no, side))
+        build(probe, own_draws=True, probe=(round_no, side), think=think)
     except Staged as stopped:
         return stopped
     raise ValueError(f"round {round_no} is not planned in this game")
+
+
+def ai_plans(
+    data: BattleInput,
+    policies: tuple,
+    seed: int,
+    plans: dict,
+    round_no: int,
+    *,
+    forfeit: tuple[int, int] | None = None,
+    own_draws: bool = False,
+    build=None,
+) -> dict[int, dict]:
+    """The plans the AI sides make for `round_no` ({side: {"switch", "summon", "cards"}}),
+    thinking as it must: what `play(..., think=False)` stopped for (PlanNeeded.thinking),
+    made apart from any page request (battles/play/thinking.py).
+
+    A plan depends on the record alone, so it is the one the replay would have made where
+    it reached the round (and `replay`, which runs the AI again, makes it once more, byte
+    for byte). When every player's plan for the round is in, the round is replayed as it
+    will be; before that, in a game with own draws, each player plans nothing in the
+    probe: an AI plans against the table as planning began, from dice and draws of its
+    own (Policy.dice, Engine.own_draws), so nothing a player plans that round reaches it.
+    Without own draws a player's Switch could move what the AI's own Switch draws from the
+    battle's generator: there the AI waits for the players' plans ({} until then)."""
+    players = [s for s in (0, 1) if policies[s] is None]
+    probe = dict(plans)
+    for s in players:
+        if (round_no, s) not in plans:
+            if not own_draws:
+                return {}
+            probe[round_no, s] = empty_plan()
+    if build is None:  # `build`: a fork's (engine/fork.py)
+
+        def build(plans_, **options):
+            return Played(data, policies, seed, plans_, forfeit, **options)
+
+    played = build(probe, own_draws=own_draws, stop=round_no + 1)
+    return {
+        rec["side"]: {"switch": rec["switch"], "summon": rec["summon"], "cards": rec["cards"]}
+        for rec in played.made
+        if rec["round"] == round_no and rec["by"] == "ai"
+    }
 
 
 def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:

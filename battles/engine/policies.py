@@ -87,10 +87,20 @@ GREEDY = Policy(
 RANDOM_1 = Policy("random", random_switch, random_summon, random_plays)
 RANDOM = Policy("random", random_switch, random_summon, random_plays, version=2, dice="own")
 LOOKAHEAD_1 = Policy(
-    "lookahead", lookahead1.switch, lookahead1.summon, lookahead1.plays, version=lookahead1.VERSION
+    "lookahead",
+    lookahead1.switch,
+    lookahead1.summon,
+    lookahead1.plays,
+    version=lookahead1.VERSION,
+    thinks=True,
 )
 LOOKAHEAD_2 = Policy(
-    "lookahead", lookahead2.switch, lookahead2.summon, lookahead2.plays, version=lookahead2.VERSION
+    "lookahead",
+    lookahead2.switch,
+    lookahead2.summon,
+    lookahead2.plays,
+    version=lookahead2.VERSION,
+    thinks=True,
 )
 LOOKAHEAD_3 = Policy(
     "lookahead",
@@ -99,6 +109,7 @@ LOOKAHEAD_3 = Policy(
     lookahead3.plays,
     version=lookahead3.VERSION,
     dice="own",
+    thinks=True,
 )
 LOOKAHEAD = Policy(
     "lookahead",
@@ -107,6 +118,7 @@ LOOKAHEAD = Policy(
     lookahead.plays,
     version=lookahead.VERSION,
     dice="own",
+    thinks=True,
 )
 BEGINNER = Policy(
     "beginner",

@@ -108,6 +108,10 @@ class Game(models.Model):
     winner = models.PositiveSmallIntegerField(null=True, blank=True)  # 0 or 1; null: a draw
     forfeit_side = models.PositiveSmallIntegerField(null=True, blank=True)
     forfeit_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The round whose AI plan a thinking task was queued for (battles/play/thinking.py):
+    # at most one queued a round; null when none is, or the last one failed (the next
+    # write on the game queues it again).
+    thinking_round = models.PositiveSmallIntegerField(null=True, blank=True)
     # 256 bits; None when no invite is open (not a friend game, used, or revoked).
     invite_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
     table = models.ForeignKey(

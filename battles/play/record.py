@@ -9,14 +9,21 @@ not, and the round resolves, in what the read answers. `rounds.expire_time_limit
 those plans (by "timeout") and is called by every write on the game (a plan, a forfeit)
 before it does anything else, so what a read showed is what is recorded. The plans written
 are the same whichever comes first: they depend on the record alone.
+
+Thinking (issue 39): no replay here runs a thinking policy (Policy.thinks, the Thinker).
+Where the AI's plan for the round is not recorded, the replay stops there
+(PlanNeeded.thinking: "the AI is thinking"), and a task makes and records it
+(battles/play/thinking.py, `ai_plans` below). No clock runs on the AI: only a player's
+missing plan times out.
 """
 
 from datetime import timedelta
 
 from django.utils import timezone
 
-from ..engine.fork import play_fork, staged_fork
+from ..engine.fork import ai_plans_fork, play_fork, staged_fork
 from ..engine.played import PLAYER, Played, Staged, play, staged
+from ..engine.played import ai_plans as engine_ai_plans
 from ..engine.policies import policy_version
 from ..engine.run import input_for
 from .models import Game, PlanBy, PlanStage, PlayedPlan
@@ -97,6 +104,7 @@ class Replay:
                 self.plans,
                 forfeit=forfeit_of(game),
                 own_draws=game.own_draws,
+                think=False,
             )
         return play(
             input_for(game.snapshot),
@@ -105,6 +113,7 @@ class Replay:
             self.plans,
             forfeit=forfeit_of(game),
             own_draws=game.own_draws,
+            think=False,
         )
 
     def _expire(self, now) -> None:
@@ -114,6 +123,8 @@ class Replay:
             if deadline > now:
                 break
             needed = self.played.needed
+            if not needed.sides:
+                break  # every player planned: the round waits for the AI's thinking alone
             for side in needed.sides:
                 stage = self.stages.get((needed.round, side))
                 self.plans[needed.round, side] = timeout_plan(self.game, stage=stage)
@@ -137,16 +148,45 @@ class Replay:
             args = (ai_policies(game), game.seed, self.plans, needed.round, side, stage)
             if game.fork:
                 probe = staged_fork(
-                    input_for(game.snapshot), game.fork, *args, forfeit=forfeit_of(game)
+                    input_for(game.snapshot),
+                    game.fork,
+                    *args,
+                    forfeit=forfeit_of(game),
+                    think=False,
                 )
             else:
-                probe = staged(input_for(game.snapshot), *args, forfeit=forfeit_of(game))
+                probe = staged(
+                    input_for(game.snapshot), *args, forfeit=forfeit_of(game), think=False
+                )
             self._staged[side] = probe
         return self._staged[side]
 
     @property
     def needed(self):
         return self.played.needed
+
+    @property
+    def thinking(self) -> tuple[int, ...]:
+        """The AI sides whose plan for the round being planned is still to be made."""
+        needed = self.played.needed
+        return needed.thinking if needed is not None else ()
+
+    def ai_plans(self) -> dict[int, dict]:
+        """The plans the AI makes for the round being planned where it is still thinking
+        ({side: plan}; {} when it waits for a player's plan first): runs the Thinker, so a
+        task's work (battles/play/thinking.py), never a request's."""
+        needed = self.played.needed
+        if needed is None or not needed.thinking:
+            return {}
+        game = self.game
+        args = (input_for(game.snapshot),)
+        rest = (ai_policies(game), game.seed, self.plans, needed.round)
+        options = {"forfeit": forfeit_of(game), "own_draws": game.own_draws}
+        if game.fork:
+            made = ai_plans_fork(*args, game.fork, *rest, **options)
+        else:
+            made = engine_ai_plans(*args, *rest, **options)
+        return {side: plan for side, plan in made.items() if side in needed.thinking}
 
     def deadline(self):
         if not self.game.time_limit or self.round_started_at is None:

@@ -20,6 +20,13 @@ from .record import Replay, ai_policies, timeout_plan
 ADVANCED = ["round", "round_started_at", "status", "forfeit_side", "forfeit_round", "updated"]
 
 
+def queue_thinking(game: Game, replay: Replay) -> bool:
+    """thinking.queue_thinking (imported here, late: the task's module imports this one)."""
+    from .thinking import queue_thinking as queue
+
+    return queue(game, replay)
+
+
 def record_ai_plans(game: Game, replay: Replay) -> None:
     """Store each plan the AI made in this replay and not yet stored, so that no later read
     runs the AI again: the recorded plan replays with the engine alone. Only for a policy
@@ -37,8 +44,9 @@ def record_ai_plans(game: Game, replay: Replay) -> None:
 
 def advance(game: Game, replay: Replay) -> None:
     """Record the AI's new plans, then bring the row up to what the replay says: the round
-    being planned, or the end (an ordinary stored Battle, linked from the game). Inside the
-    caller's transaction."""
+    being planned (queueing the AI's thinking for it, when it has yet to plan: thinking.py),
+    or the end (an ordinary stored Battle, linked from the game). Inside the caller's
+    transaction."""
     record_ai_plans(game, replay)
     played = replay.played
     now = timezone.now()
@@ -48,6 +56,7 @@ def advance(game: Game, replay: Replay) -> None:
             game.round_started_at = now
         game.status = GameStatus.PLANNING
         game.save(update_fields=ADVANCED)
+        queue_thinking(game, replay)
         return
     log = played.log
     game.status = GameStatus.FINISHED
@@ -78,7 +87,10 @@ def advance(game: Game, replay: Replay) -> None:
 def write_timeouts(game: Game, replay: Replay) -> None:
     made = {(rec["round"], rec["side"]): rec for rec in replay.played.made}
     for key in replay.timeouts:
-        plan = timeout_plan(game, made[key], replay.stages.get(key))
+        # Not made yet when the round waits for the AI's thinking (the replay stopped
+        # before the round was planned): then the record names greedy, which plans again
+        # (in a millisecond, the same plan) where a replay reaches it.
+        plan = timeout_plan(game, made.get(key), replay.stages.get(key))
         PlayedPlan.objects.create(
             game=game, round=key[0], side=key[1], plan=plan, by=PlanBy.TIMEOUT
         )

@@ -28,6 +28,7 @@ from .rounds import (  # noqa: F401 (callers find the game's events here with th
     game_changed,
     game_channel,
     locked_row,
+    queue_thinking,
     refresh,
     write_timeouts,
 )
@@ -352,11 +353,15 @@ def submit_plan(game: Game, side: int, round_no, plan) -> dict:
                 f"Side {'AB'[side]} has already planned round {needed.round}."
             ) from None
         replay.plans[needed.round, side] = checked.plan
-        if len(needed.sides) == 1:
+        if len(needed.sides) == 1 and not needed.thinking:
             replay.played.resume()  # the round resolves, from where the replay stopped
             advance(locked, replay)
         else:
+            # The other side still plans: another player, or the AI thinking (a task makes
+            # its plan and resolves the round: thinking.py; queued again here if the last
+            # one failed, or if, without own draws, it waited for this plan).
             locked.save(update_fields=["updated"])
+            queue_thinking(locked, replay)
     refresh(game, locked)
     game_changed(game)
     # The state from the replay at hand: a submission replays once, or twice when the

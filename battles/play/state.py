@@ -135,6 +135,7 @@ def _empty_state(game: Game, side: int) -> dict:
         "stage": None,
         "can_stage": False,
         "waiting_for": [],
+        "thinking": [],
         "deadline": None,
         "winner": None,
         "forfeit": None,
@@ -207,6 +208,9 @@ def side_state(game: Game, side: int, replay: Replay, state: dict | None = None)
     missing = [s for s in needed.sides if (needed.round, s) not in replay.plans]
     state["status"] = "planning" if side in missing else "waiting"
     state["waiting_for"] = missing
+    # The AI sides still thinking about this round (a task makes their plan: thinking.py):
+    # only that the plan is not made yet, never anything of it.
+    state["thinking"] = list(needed.thinking)
     state["hand"] = card_choices(view)
     state["mp"] = me.mp
     state["resonance"] = me.resonance
@@ -278,6 +282,7 @@ def watch_state(game: Game) -> dict:
         "hand_sizes": [0, 0],
         "resonance": [0, 0],
         "waiting_for": [],
+        "thinking": [],
         "winner": None,
         "forfeit": None,
         "battle": None,
@@ -303,6 +308,7 @@ def watch_state(game: Game) -> dict:
     state["round"] = played.needed.round
     state["status"] = "planning"
     state["waiting_for"] = list(played.needed.sides)
+    state["thinking"] = list(played.needed.thinking)
     state["hand_sizes"] = [shown.hand for shown in engine.shown]
     state["resonance"] = [shown.resonance for shown in engine.shown]
     return state

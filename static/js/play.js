@@ -31,12 +31,24 @@
     if (page === "waiting" || page === "plan" || page === "handover") {
       // The round this page was about resolved (both plans in, or the time ran out).
       if (data.round !== shownRound || data.status === "finished") go(gameUrl + "?after=" + shownRound);
+      else if (data.thinking === false) thought();
       return;
     }
     if (page === "watch" && resolved > shownRound) {
       // On to the round that just resolved, from its first event (later rounds unknown).
       go(window.location.pathname + "?round=" + resolved);
     }
+  }
+
+  // The AI made its plan for this round while this side plans: the note says so in
+  // place (the plan in progress stays as it is).
+  function thought() {
+    var note = root.querySelector("[data-thinking-status]");
+    if (!note || note.hasAttribute("data-thought")) return;
+    note.setAttribute("data-thought", "");
+    note.textContent = note.getAttribute("data-done");
+    var missing = root.querySelector("[data-thinking] .no-worker");
+    if (missing) missing.remove();
   }
 
   function check() {

@@ -161,8 +161,10 @@ def _finish_against(services, record, user, a, b, policy: str, seed: int):
     )
     from battles.engine import greedy, played
     from battles.engine.run import input_for
+    from tests.playing import think
 
     while True:
+        think(game)  # the AI's thinking, as an interactive worker makes it (thinking.py)
         state = services.game_state(game, 0)
         if state["status"] == "finished":
             return game

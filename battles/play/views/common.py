@@ -9,7 +9,8 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
-from .. import clock, present, services
+from ...choices import level_name
+from .. import clock, present, services, thinking
 from ..models import Game, GameKind, GameStatus
 
 SIDES = (0, 1)
@@ -65,6 +66,11 @@ def page_context(request, game, sides, side, state) -> dict:
         "my_name": names[side],
         "their_name": names[1 - side] or "your friend",
     }
+    # The AI has yet to make its plan for this round (a task makes it: thinking.py).
+    context["ai_thinking"] = (1 - side) in state.get("thinking", [])
+    if context["ai_thinking"]:
+        context["no_worker"] = thinking.worker_missing()
+        context["ai_level"] = level_name(game.policies[1 - side])
     if game.snapshot:
         context["mine"], context["enemy"] = present.field_sides(state, types)
     return context

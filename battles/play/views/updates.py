@@ -12,13 +12,26 @@ from memeyori_site.http import noindex, require_safe
 
 from .. import services
 from ..models import Game
+from ..thinking import thinking_sides
 from .common import game_or_404, holder_may_watch, version
 
 
 def _status_row(code):
     return (
         Game.objects.filter(code=code)
-        .only("code", "round", "status", "updated", "share_token", "kind", "created_by")
+        .only(
+            "code",
+            "round",
+            "status",
+            "updated",
+            "share_token",
+            "kind",
+            "created_by",
+            "policy_a",
+            "policy_b",
+            "policy_version_a",
+            "policy_version_b",
+        )  # fmt: skip
         .select_related(None)
         .first()
     )
@@ -28,7 +41,8 @@ def _status_row(code):
 @noindex
 def play_status(request, code):
     """The polling fallback of the live stream: a 304 until the game changes, then its
-    round and status; never a hand or a plan."""
+    round and status, and whether the AI is still thinking about the round (thinking.py);
+    never a hand or a plan."""
     game = _status_row(code)
     if game is None or not holder_may_watch(game_or_404(code), request.GET.get("as", "")):
         raise Http404
@@ -36,7 +50,8 @@ def play_status(request, code):
     if request.headers.get("If-None-Match") == etag:
         response = HttpResponseNotModified()
     else:
-        response = JsonResponse({"round": game.round, "status": game.status})
+        thinking = bool(thinking_sides(game))
+        response = JsonResponse({"round": game.round, "status": game.status, "thinking": thinking})
     response["ETag"] = etag
     response["Cache-Control"] = "private, no-cache"
     return response
