@@ -82,6 +82,10 @@ class Battle(models.Model):
     policy_version_b = models.PositiveSmallIntegerField(default=1)
     # One frame per round (battles.engine.state.round_frames), so any round opens at once.
     frames = models.JSONField()
+    # The plans a thinking AI (lookahead) made in this battle, as it made them
+    # (engine.run.simulate_keeping_plans): a fork replays them instead of thinking again in
+    # its request (issue 39). Empty for other battles, and for those made before.
+    plans = models.JSONField(default=list, blank=True)
     winner = models.PositiveSmallIntegerField(null=True, blank=True)  # 0 or 1; null: a draw
     rounds = models.PositiveSmallIntegerField()
     # R10 as applied to live rows: [{"memeyori": code, "rank_before", "rank_after"}].

@@ -39,6 +39,32 @@ def simulate(snapshot: dict, *, seed: int, policies=("greedy", "greedy"), versio
     return run_battle(input_for(snapshot), chosen, random.Random(seed), seed=seed)
 
 
+def simulate_keeping_plans(
+    snapshot: dict, *, seed: int, policies=("greedy", "greedy"), versions=None
+) -> tuple[dict, list[dict]]:
+    """`simulate`'s log, the same log, and the plans each AI made on the way (the played
+    replay's records: round, side, policy, switch, summon, cards). A battle whose AI thinks
+    keeps them, so that a fork from any of its rounds replays them with the engine alone
+    (fork.record_inputs) instead of thinking again inside a request (issue 39). The same
+    cost as `simulate`: the plans are those the battle's own run makes."""
+    from .played import play  # played imports the policies this module's callers pick
+
+    played = play(input_for(snapshot), chosen_policies(policies, versions), seed, {})
+    log = played.log
+    # What a played replay adds to a battle's log: who made each plan, and the plan records
+    # (they are returned apart). Without them the log is simulate's, event for event.
+    log.pop("plans", None)
+    for event in log["events"]:
+        if event["kind"] == "plan":
+            event.pop("by", None)
+    return log, [dict(rec) for rec in played.made]
+
+
+def thinks(policies, versions=None) -> bool:
+    """Whether any of these policies thinks (Policy.thinks: lookahead)."""
+    return any(p.thinks for p in chosen_policies(policies, versions))
+
+
 def log_json(log: dict) -> str:
     """The canonical text of a log: what `--json` prints and what replays compare."""
     return json.dumps(log, ensure_ascii=False, separators=(",", ":"))

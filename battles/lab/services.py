@@ -17,7 +17,7 @@ from cards.models import VISIBILITY_ORDER, Party, visibility_rank, visible_to
 
 from ..choices import level_name
 from ..engine.policies import current_versions
-from ..engine.run import simulate
+from ..engine.run import simulate, simulate_keeping_plans, thinks
 from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility, new_share_token
 from ..services import limit_rule, visibility_refusal
@@ -290,7 +290,13 @@ def lab_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
         raise ValidationError(f"Choose a battle from 0 to {lab.battles - 1}.")
     seed = stats.battle_seed(lab.seed, i)
     snap = matchup.snapshot
-    log = simulate(snap, seed=seed, policies=lab.policies, versions=lab.policy_versions)
+    plans: list = []
+    if thinks(lab.policies, lab.policy_versions):  # kept for a fork (Battle.plans)
+        log, plans = simulate_keeping_plans(
+            snap, seed=seed, policies=lab.policies, versions=lab.policy_versions
+        )
+    else:
+        log = simulate(snap, seed=seed, policies=lab.policies, versions=lab.policy_versions)
     if lab.log_format and log["format"] != lab.log_format:
         raise ValidationError(
             f"This lab ran on an earlier engine ({lab.log_format}); today's "
@@ -308,6 +314,7 @@ def lab_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
         policy_a=lab.policy_a,
         policy_b=lab.policy_b,
         log=log,
+        plans=plans,
         frames=round_frames(log),
         winner=log["result"]["winner"],
         rounds=log["result"]["rounds"],

@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from ..engine.battle import ENGINE_VERSION
-from ..engine.fork import ForkRefused, fork_record, rounds_forkable
+from ..engine.fork import ForkRefused, fork_record, origin_record, record_inputs, rounds_forkable
 from ..engine.keyed import new_key
 from ..engine.played import PLAYER, PLAYER_VERSION
 from ..engine.policies import POLICIES
@@ -46,8 +46,22 @@ def refusal(battle: Battle) -> str | None:
     return None
 
 
+def _would_think(battle: Battle) -> bool:
+    """A stored battle whose AI thinks (lookahead) and whose plans were not kept when it was
+    made (Battle.plans, kept since issue 39): replaying it to any round after the first
+    would think again, for seconds, inside the fork's request."""
+    if battle.plans or battle.log.get("plans"):  # a played game's log has its own
+        return False
+    ai, _, _ = record_inputs(origin_record(battle.log))
+    return any(p is not None and p.thinks for p in ai)
+
+
 def forkable_rounds(battle: Battle) -> list[int]:
-    return [] if refusal(battle) else rounds_forkable(battle.log)
+    if refusal(battle):
+        return []
+    rounds = rounds_forkable(battle.log)
+    # Round 1's planning comes before any AI plans: nothing to think again.
+    return rounds[:1] if _would_think(battle) else rounds
 
 
 def fork_game(
@@ -76,10 +90,18 @@ def fork_game(
         raise ValidationError(f"The AI plays {', '.join(POLICIES)}.")
     if round_no not in rounds_forkable(battle.log):
         raise ValidationError(f"This battle has no round {round_no} to play from.")
+    if round_no not in forkable_rounds(battle):
+        raise ValidationError(
+            "This battle's AI plans were not kept when it was played, so it can be played on"
+            " from round 1 only: from a later round the server would have to think through"
+            " every round before it again."
+        )
+    # A thinking AI's plans, as they were made: the replay to the round reads them.
+    origin = {**battle.log, "plans": battle.plans} if battle.plans else battle.log
     try:
         # The origin replayed once, to that round (or why not), its plans kept.
         fork = fork_record(
-            battle.log, round_no, data=input_for(battle.snapshot), battle=str(battle.code)
+            origin, round_no, data=input_for(battle.snapshot), battle=str(battle.code)
         )
     except ForkRefused as e:
         raise ValidationError(str(e)) from None
