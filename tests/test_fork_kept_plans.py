@@ -4,6 +4,7 @@ fork's request (issue 39). One made before they were kept forks from round 1 onl
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from battles.engine import worlds
 from battles.engine.run import canonical, simulate
@@ -61,12 +62,16 @@ def test_forking_a_thinking_battle_at_a_late_round_never_thinks(
 
 
 def test_an_older_thinking_battle_without_its_plans_forks_from_round_1_only(
-    alice, thinking_battle, no_thinking
+    client, alice, thinking_battle, no_thinking
 ):
     battle = thinking_battle
     Battle.objects.filter(pk=battle.pk).update(plans=[])  # as one made before issue 39
     battle.refresh_from_db()
     assert fork.forkable_rounds(battle) == [1]
+    client.force_login(alice)
+    page = client.get(reverse("battle_fork", kwargs={"code": battle.code}) + "?round=3")
+    assert "can be played on from round 1 only" in page.content.decode()
+    assert '<option value="3"' not in page.content.decode()
     with pytest.raises(ValidationError, match="can be played on from round 1 only"):
         fork.fork_game(user=alice, battle=battle, round_no=3, opponent="hotseat")
     assert fork.fork_game(user=alice, battle=battle, round_no=1, opponent="hotseat").round == 1

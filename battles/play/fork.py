@@ -46,7 +46,14 @@ def refusal(battle: Battle) -> str | None:
     return None
 
 
-def _would_think(battle: Battle) -> bool:
+ROUND_1_ONLY = (
+    "This battle's AI plans were not kept when it was played, so it can be played on from"
+    " round 1 only: from a later round the server would have to think through every round"
+    " before it again."
+)
+
+
+def round_1_only(battle: Battle) -> bool:
     """A stored battle whose AI thinks (lookahead) and whose plans were not kept when it was
     made (Battle.plans, kept since issue 39): replaying it to any round after the first
     would think again, for seconds, inside the fork's request."""
@@ -61,7 +68,7 @@ def forkable_rounds(battle: Battle) -> list[int]:
         return []
     rounds = rounds_forkable(battle.log)
     # Round 1's planning comes before any AI plans: nothing to think again.
-    return rounds[:1] if _would_think(battle) else rounds
+    return rounds[:1] if round_1_only(battle) else rounds
 
 
 def fork_game(
@@ -91,11 +98,7 @@ def fork_game(
     if round_no not in rounds_forkable(battle.log):
         raise ValidationError(f"This battle has no round {round_no} to play from.")
     if round_no not in forkable_rounds(battle):
-        raise ValidationError(
-            "This battle's AI plans were not kept when it was played, so it can be played on"
-            " from round 1 only: from a later round the server would have to think through"
-            " every round before it again."
-        )
+        raise ValidationError(ROUND_1_ONLY)
     # A thinking AI's plans, as they were made: the replay to the round reads them.
     origin = {**battle.log, "plans": battle.plans} if battle.plans else battle.log
     try:

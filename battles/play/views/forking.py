@@ -48,6 +48,11 @@ def battle_fork(request, code):
         else:
             clock.schedule(game)
             return redirect(game)
-    context = {"battle": battle, "form": form, "refusal": refusal}
+    context = {
+        "battle": battle,
+        "form": form,
+        "refusal": refusal,
+        "round_1_only": fork.ROUND_1_ONLY if rounds and fork.round_1_only(battle) else None,
+    }
     status = 400 if form.errors else 200
     return render(request, "battles/play/fork.html", context, status=status)
