@@ -7,6 +7,10 @@ itself to the round's viewer and its "next" click seemed to go nowhere. What was
   scripts back to prove it).
 - On a busy machine (CI's load of 3-5 is made here by busy processes, bounded in time) a
   step clicked the moment the page has moved itself to a round lands, round after round.
+- Lost in CI (stop 43's second try), about one run in eight beside busy processes: the
+  watch page, just loaded, glided to its current event (a smooth scroll of half a
+  second), and the phone's tap on "next" landed on the stage the bar had left. A page
+  that loads now jumps to its event at once; only steps taken in place glide.
 - What was lost, seen in three runs of that journey on this busy machine: the plan page's
   live check swapped in its panel, Submit button and all, while a keyboard user had tabbed
   to Submit; the focus fell to the page and their Enter did nothing. The button keeps an
@@ -113,7 +117,13 @@ def test_on_a_busy_machine_a_step_clicked_as_soon_as_the_page_moves_on_lands(
             services.submit_plan(game, 1, round_no, plan)
             expect(page).to_have_url(re.compile(rf"/watch/\?round={round_no}$"), timeout=20_000)
             page.locator("#viewer [data-nav=next]").click()
-            expect(page.locator("#viewer .where")).to_contain_text(f"Round {round_no} · event 2")
+            # Landed, however long a busy machine takes to answer it (a click before the
+            # scripts is a whole page load): what is asked is that it lands, not how soon.
+            # CI, with this test's busy processes beside its own PostgreSQL pass, once took
+            # longer than expect's 5 s default to show the step.
+            expect(page.locator("#viewer .where")).to_contain_text(
+                f"Round {round_no} · event 2", timeout=20_000
+            )
         screenshot(page, f"lost-clicks-busy-{options['viewport']['width']}-{scheme}")
     finally:
         context.close()

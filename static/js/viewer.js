@@ -57,12 +57,16 @@
     });
   }).observe(document.querySelector("main") || document.body, { childList: true, subtree: true });
 
-  function showCurrent() {
+  // `jump`: at once, not gliding. A page that has just loaded is put in place before it is
+  // read: a glide of half a second moved the step bar from under a phone's tap, which then
+  // landed on the stage (CI's busy-machine test, issue 41.10). A step taken in place glides.
+  function showCurrent(jump) {
     measureStage();
     var current = document.querySelector("#viewer .event.current") ||
       document.querySelector("#viewer .result") || document.querySelector("#viewer .where");
     if (current) {
-      current.scrollIntoView({ block: "nearest", behavior: reduceMotion.matches ? "auto" : "smooth" });
+      var glide = !jump && !reduceMotion.matches;
+      current.scrollIntoView({ block: "nearest", behavior: glide ? "smooth" : "auto" });
     }
     if (announce) {
       var where = document.querySelector("#viewer .where");
@@ -294,5 +298,5 @@
     if (/[?&]follow=1(&|$)/.test(window.location.search)) follow();
   }
 
-  if (/[?&](round|step)=/.test(window.location.search)) showCurrent();
+  if (/[?&](round|step)=/.test(window.location.search)) showCurrent(true);
 })();
