@@ -756,6 +756,16 @@ def play(
     return Played(data, policies, seed, plans, forfeit, own_draws=own_draws, think=think)
 
 
+def _builder(data: BattleInput, policies: tuple, seed, forfeit):
+    """A replay of this battle from any set of plans, with any of Played's options: what
+    `staged` and `ai_plans` probe with (a fork passes its own, fork._builder)."""
+
+    def build(plans_, **options):
+        return Played(data, policies, seed, plans_, forfeit, **options)
+
+    return build
+
+
 def staged(
     data: BattleInput,
     policies: tuple,
@@ -780,10 +790,7 @@ def staged(
     probe[round_no, side] = {"switch": stage["switch"], "summon": stage["summon"], "cards": []}
     probe[round_no, 1 - side] = empty_plan()
     if build is None:  # `build`: a fork's (engine/fork.py)
-
-        def build(plans_, **options):
-            return Played(data, policies, seed, plans_, forfeit, **options)
-
+        build = _builder(data, policies, seed, forfeit)
     try:
         build(probe, own_draws=True, probe=(round_no, side), think=think)
     except Staged as stopped:
@@ -822,10 +829,7 @@ def ai_plans(
                 return {}
             probe[round_no, s] = empty_plan()
     if build is None:  # `build`: a fork's (engine/fork.py)
-
-        def build(plans_, **options):
-            return Played(data, policies, seed, plans_, forfeit, **options)
-
+        build = _builder(data, policies, seed, forfeit)
     played = build(probe, own_draws=own_draws, stop=round_no + 1)
     return {
         rec["side"]: {"switch": rec["switch"], "summon": rec["summon"], "cards": rec["cards"]}

@@ -86,40 +86,20 @@ GREEDY = Policy(
 # battle's: the other side's plan and draws no longer move its choices.
 RANDOM_1 = Policy("random", random_switch, random_summon, random_plays)
 RANDOM = Policy("random", random_switch, random_summon, random_plays, version=2, dice="own")
-LOOKAHEAD_1 = Policy(
-    "lookahead",
-    lookahead1.switch,
-    lookahead1.summon,
-    lookahead1.plays,
-    version=lookahead1.VERSION,
-    thinks=True,
-)
-LOOKAHEAD_2 = Policy(
-    "lookahead",
-    lookahead2.switch,
-    lookahead2.summon,
-    lookahead2.plays,
-    version=lookahead2.VERSION,
-    thinks=True,
-)
-LOOKAHEAD_3 = Policy(
-    "lookahead",
-    lookahead3.switch,
-    lookahead3.summon,
-    lookahead3.plays,
-    version=lookahead3.VERSION,
-    dice="own",
-    thinks=True,
-)
-LOOKAHEAD = Policy(
-    "lookahead",
-    lookahead.switch,
-    lookahead.summon,
-    lookahead.plays,
-    version=lookahead.VERSION,
-    dice="own",
-    thinks=True,
-)
+
+
+def _lookahead(module, **options) -> Policy:
+    """A lookahead version from its module: every one thinks (Policy.thinks)."""
+    return Policy(
+        "lookahead", module.switch, module.summon, module.plays, version=module.VERSION,
+        thinks=True, **options,
+    )  # fmt: skip
+
+
+LOOKAHEAD_1 = _lookahead(lookahead1)
+LOOKAHEAD_2 = _lookahead(lookahead2)
+LOOKAHEAD_3 = _lookahead(lookahead3, dice="own")
+LOOKAHEAD = _lookahead(lookahead, dice="own")
 BEGINNER = Policy(
     "beginner",
     beginner.switch,
