@@ -20,7 +20,7 @@ from memeyori_site import live
 
 from .engine.battle import ENGINE_VERSION
 from .engine.model import LIMIT_DECIDE, LIMIT_DRAW
-from .engine.run import simulate, simulate_keeping_plans, thinks
+from .engine.run import simulate_keeping_plans
 from .engine.state import round_frames
 from .models import Battle, BattleVisibility, Growth, Presentation, new_share_token
 from .snapshot import battle_snapshot
@@ -179,11 +179,8 @@ def battle_run(
     # Played outside any transaction: a lookahead battle thinks for seconds, and on SQLite
     # a write transaction holds the one write lock all that time (every page that writes
     # a session or a cache row waited on it: tests/bench/heavy.py).
-    plans: list = []
-    if thinks((policy_a, policy_b)):  # kept for a fork (Battle.plans)
-        log, plans = simulate_keeping_plans(snap, seed=seed, policies=(policy_a, policy_b))
-    else:
-        log = simulate(snap, seed=seed, policies=(policy_a, policy_b))
+    # A thinking AI's plans are kept for a fork (Battle.plans).
+    log, plans = simulate_keeping_plans(snap, seed=seed, policies=(policy_a, policy_b))
     with transaction.atomic():
         battle = Battle.objects.create(
             owner=owner,

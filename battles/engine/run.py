@@ -42,14 +42,18 @@ def simulate(snapshot: dict, *, seed: int, policies=("greedy", "greedy"), versio
 def simulate_keeping_plans(
     snapshot: dict, *, seed: int, policies=("greedy", "greedy"), versions=None
 ) -> tuple[dict, list[dict]]:
-    """`simulate`'s log, the same log, and the plans each AI made on the way (the played
-    replay's records: round, side, policy, switch, summon, cards). A battle whose AI thinks
-    keeps them, so that a fork from any of its rounds replays them with the engine alone
-    (fork.record_inputs) instead of thinking again inside a request (issue 39). The same
-    cost as `simulate`: the plans are those the battle's own run makes."""
+    """`simulate`'s log, the same log, and the plans each thinking AI made on the way (the
+    played replay's records: round, side, policy, switch, summon, cards; [] when no policy
+    thinks). A battle whose AI thinks keeps them, so that a fork from any of its rounds
+    replays them with the engine alone (fork.record_inputs) instead of thinking again
+    inside a request (issue 39). The same cost as `simulate`: the plans are those the
+    battle's own run makes."""
     from .played import play  # played imports the policies this module's callers pick
 
-    played = play(input_for(snapshot), chosen_policies(policies, versions), seed, {})
+    chosen = chosen_policies(policies, versions)
+    if not any(p.thinks for p in chosen):
+        return simulate(snapshot, seed=seed, policies=policies, versions=versions), []
+    played = play(input_for(snapshot), chosen, seed, {})
     log = played.log
     # What a played replay adds to a battle's log: who made each plan, and the plan records
     # (they are returned apart). Without them the log is simulate's, event for event.
@@ -58,11 +62,6 @@ def simulate_keeping_plans(
         if event["kind"] == "plan":
             event.pop("by", None)
     return log, [dict(rec) for rec in played.made]
-
-
-def thinks(policies, versions=None) -> bool:
-    """Whether any of these policies thinks (Policy.thinks: lookahead)."""
-    return any(p.thinks for p in chosen_policies(policies, versions))
 
 
 def log_json(log: dict) -> str:

@@ -17,7 +17,7 @@ from cards.models import VISIBILITY_ORDER, Party, visibility_rank, visible_to
 
 from ..choices import level_name
 from ..engine.policies import current_versions
-from ..engine.run import simulate, simulate_keeping_plans, thinks
+from ..engine.run import simulate_keeping_plans
 from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility, new_share_token
 from ..services import limit_rule, visibility_refusal
@@ -290,13 +290,10 @@ def lab_battle(*, lab: Lab, matchup: LabMatchup, i: int) -> Battle:
         raise ValidationError(f"Choose a battle from 0 to {lab.battles - 1}.")
     seed = stats.battle_seed(lab.seed, i)
     snap = matchup.snapshot
-    plans: list = []
-    if thinks(lab.policies, lab.policy_versions):  # kept for a fork (Battle.plans)
-        log, plans = simulate_keeping_plans(
-            snap, seed=seed, policies=lab.policies, versions=lab.policy_versions
-        )
-    else:
-        log = simulate(snap, seed=seed, policies=lab.policies, versions=lab.policy_versions)
+    # A thinking AI's plans are kept for a fork (Battle.plans).
+    log, plans = simulate_keeping_plans(
+        snap, seed=seed, policies=lab.policies, versions=lab.policy_versions
+    )
     if lab.log_format and log["format"] != lab.log_format:
         raise ValidationError(
             f"This lab ran on an earlier engine ({lab.log_format}); today's "
