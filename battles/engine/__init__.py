@@ -42,7 +42,9 @@ import os as _os
 import sys as _sys
 from pathlib import Path as _Path
 
-COMPILED = ("dice", "damage", "resolve", "settle", "tally", "start", "plan", "greedy")
+COMPILED = (
+    "dice", "damage", "resolve", "settle", "tally", "start", "plan", "greedy", "greedy_tables",
+)  # fmt: skip
 _SOURCE = _Path(__file__).resolve().parent
 # MEMEYORI_ENGINE_BUILD moves it (the tests' stale and missing builds).
 BUILD = _Path(

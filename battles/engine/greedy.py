@@ -35,25 +35,32 @@ fixes one of version 1's habits (issue 19.1, measured by `python -m tests.bench.
   never spent.
 
 Ties go to the card first in hand, then to the enemy first in field order (the View's), and
-each score is the float its plain sum gives (_capped), so that how the scan is organised
+each score is the float its plain sum gives (capped), so that how the scan is organised
 never changes a choice. What keeps it cheap: everything a card's plays depend on that is
-printed on the cards is kept per enemy field (_entry); and each attack carries the most its
-score can be (its largest mean, per MP at its printed cost), so the scan looks at the
-attacks highest bound first and stops at the first that cannot match the best so far.
+printed on the cards is kept per enemy field (greedy_tables.py); and each attack carries
+the most its score can be (its largest mean, per MP at its printed cost), so the scan looks
+at the attacks highest bound first and stops at the first that cannot match the best so far.
 """
 
-import itertools
 from operator import itemgetter
 from typing import Any, Final
 
-from .damage import damage, heal_power, type_multiplier
 from .field import DISMISSED, FIELD, STORED, View
+from .greedy_tables import (
+    BOUND_MARGIN,
+    FREE,
+    HEAL,
+    NEVER,
+    blow_table,
+    capped,
+    card_entry,
+    matchups,
+    score_matchup,
+)
 from .model import ARCHON_SUMMON_COST, RESONANCE_MAX, TIER_COST
 from .near_limit import summon_for_the_limit
-from .odds import attack_odds
 
 VERSION: Final = 2
-FREE: Final = 0.5  # a card costing 0 MP is valued as if it cost half an MP: always worth playing
 UPKEEP: Final = 1  # R9.1: what an active Archon costs at each round start
 UPKEEP_ROUNDS: Final = 2  # while the Archon is on the field, Tiers never spend these upkeeps
 # A summon needs its upkeep covered for at least two rounds; four (8 + 4 = 12 Resonance) is
@@ -64,197 +71,7 @@ CARD_WORTH: Final = 1  # a card in hand is worth one point of type matchup
 ROOM_AT_LEAST: Final = 2  # a target expected to fall still takes this much (ruling 4 retargets)
 HP_PER_RESONANCE: Final = 1.5
 SAVING_HP_PER_RESONANCE: Final = 3.0
-NEVER: Final = float("inf")
 TIER_PRICES: Final = sorted(set(TIER_COST.values()) - {0})
-# A capped mean exceeds the plain mean, or a Tier adds more than its bound, by rounding at
-# most (a few units in the last place of numbers below 100): every bound below has this
-# margin added, so a play skipped on a bound is one the full computation would not pick.
-BOUND_MARGIN: Final = 1e-9
-
-# (power, stat, same Type, chart entry, mitigation, accuracy, evasion, crit rate) ->
-# (mean damage, largest damage, ((probability, damage), ...) of each landed outcome,
-# {room: the mean capped at room} as _capped finds them).
-# Floats steer choices only; the log's numbers come from the engine's exact arithmetic.
-_OUTCOMES: Final[dict[tuple, tuple]] = {}
-TABLE_LIMIT: Final = 100_000
-CAPPED_KEPT: Final = 64  # rooms kept per outcome
-
-
-def _outcomes(power, stat, same_type, effect, mitigation, accuracy, evasion, crit_rate):
-    key = (power, stat, same_type, effect, mitigation, accuracy, evasion, crit_rate)
-    found = _OUTCOMES.get(key)
-    if found is None:
-        if len(_OUTCOMES) > TABLE_LIMIT:
-            _OUTCOMES.clear()
-        multiplier = type_multiplier(effect)
-        dist = []
-        for critical, complication, p in attack_odds(accuracy, evasion, crit_rate).outcomes():
-            if p:
-                amount = damage(
-                    power, stat, stab=same_type, type_multiplier=multiplier,
-                    critical=critical, complication=complication, mitigation=mitigation,
-                )  # fmt: skip
-                dist.append((float(p), amount))
-        # sum() of a list, not of a generator: mypyc compiles the latter to plain additions,
-        # and Python's sum adds floats with compensation (3.12+): one battle in 600 of the
-        # golden demo set chose another target on the compiled engine.
-        mean = sum([p * d for p, d in dist])
-        most = max((d for _, d in dist), default=0)
-        found = _OUTCOMES[key] = (mean, most, tuple(dist), {})
-    return found
-
-
-def _capped(outcome, room: float) -> float:
-    """Expected damage, each outcome capped at `room`; kept per room (the same enemy HP
-    comes up plan after plan), each the same float the sum gives."""
-    mean, most, dist, known = outcome
-    if most <= room:
-        return mean
-    found = known.get(room)
-    if found is None:
-        found = 0.0
-        for p, d in dist:
-            found += p * (d if d < room else room)
-        if len(known) < CAPPED_KEPT:
-            known[room] = found
-    return found
-
-
-# -- what a card does against an enemy field: kept for the battle's input ------------------
-# Specs are frozen, so a card's entry below never goes stale; the memo (View.memo) is shared
-# by every battle of one input, and a lab plays thousands.
-
-
-def _blow_table(view: View) -> dict:
-    """This enemy field's entries (_entry) by card id."""
-    key = ("greedy2", view.enemy_ids)
-    table = view.memo.get(key)
-    if table is None:
-        table = view.memo[key] = {}
-    return table
-
-
-def _enemy_row(view: View, card, user, enemy) -> tuple:
-    """(((tier, Resonance, outcomes), ...) for each Tier of `card` on `enemy`, the most a
-    Tier adds there, however capped (outcomes align: same odds), the most the card is worth
-    there without a Tier, and with one (its largest mean, plus BOUND_MARGIN)); kept per
-    card and enemy (memo "greedy2 rows"), so a new enemy field costs only the rows of the
-    enemies not met yet."""
-    spec = user.spec
-    e = enemy.spec
-    physical = card.category == "physical"
-    options = tuple(
-        (
-            tier,
-            TIER_COST[tier],
-            _outcomes(
-                card.power_at(tier),
-                spec.physical_damage if physical else spec.magic_damage,
-                card.type == spec.type,
-                view.effect(card.type, e.type),
-                e.defense if physical else e.resistance,
-                spec.physical_accuracy if physical else spec.magic_accuracy,
-                e.evasion,
-                spec.crit_rate,
-            ),
-        )
-        for tier in card.tiers()
-    )
-    bound = 0.0
-    plain = options[0][2][2]
-    for _, _, outcome in options[1:]:
-        more = sum(  # of a list, as in _outcomes
-            [p * max(0, d - d1) for (p, d), (_, d1) in zip(outcome[2], plain, strict=True)]
-        )
-        bound = max(bound, more)
-    worth = options[0][2][0] + BOUND_MARGIN
-    worth_tiered = max(o[2][0] for o in options) + BOUND_MARGIN
-    return options, bound, worth, worth_tiered
-
-
-def _matchups(view: View) -> dict[str, int]:
-    """This enemy field's matchup scores by Type, kept for the battle (the chart is fixed)."""
-    key = ("matchup", view.enemy_ids)
-    table = view.memo.get(key)
-    if table is None:
-        table = view.memo[key] = {}
-    return table
-
-
-def _score_matchup(view: View, fighter_type: str) -> int:
-    """Enemies whose Type it is weak to, minus enemies weak to its Type (version 1's)."""
-    table = _matchups(view)
-    score = table.get(fighter_type)
-    if score is None:
-        score = 0
-        for enemy in view.enemies:
-            score += view.effect(enemy.spec.type, fighter_type) == "weak"
-            score -= view.effect(fighter_type, enemy.spec.type) == "weak"
-        table[fighter_type] = score
-    return score
-
-
-HEAL: Final = "heal"  # what a heal's entry starts with
-_SERIALS: Final = itertools.count()  # tells candidates apart, so == on two never reaches a card
-
-
-def _entry(view: View, card, user) -> tuple:
-    """What plays reads of one card against this enemy field.
-
-    A heal's: (HEAL, card, HP it restores, ((tier, Resonance, HP restored), ...) for each
-    higher Tier), R5's heal with its user's Support Power.
-
-    An attack's: (its candidate bounded without a Tier, its candidate bounded with one, the
-    cheapest Tier's Resonance (NEVER without one), the most a Tier adds on any enemy).
-    A candidate is (the most its score can be, a number of its own, the printed MP cost,
-    card, scan): the bound is the most the card is worth on any enemy per MP at the printed
-    cost, as R9's surcharge only ever adds to it. Scan: (the cheapest Tier's Resonance, the
-    most a Tier adds, the index of the first enemy with the largest Tier 1 mean, that mean,
-    that enemy's largest damage, its Tier 1 outcomes, the largest Tier 1 mean of the other
-    enemies, each enemy's _enemy_row in view order)."""
-    if card.category == "support":
-        support = user.spec.support_power
-        return (
-            HEAL,
-            card,
-            heal_power(card.power, support),
-            tuple(
-                (t, TIER_COST[t], heal_power(card.power_at(t), support)) for t in card.tiers()[1:]
-            ),
-        )
-    known = view.memo.get("greedy2 rows")
-    if known is None:
-        known = view.memo["greedy2 rows"] = {}
-    rows = []
-    for enemy in view.enemies:
-        key = (card.id, enemy.id)
-        row = known.get(key)
-        if row is None:
-            row = known[key] = _enemy_row(view, card, user, enemy)
-        rows.append(row)
-    first = rows[0][0]
-    cheapest = first[1][1] if len(first) > 1 else NEVER
-    top_index, top = 0, first[0][2]
-    bound = worth = worth_tiered = 0.0
-    for index, row in enumerate(rows):
-        if row[0][0][2][0] > top[0]:
-            top_index, top = index, row[0][0][2]
-        bound = max(bound, row[1])
-        worth = max(worth, row[2])
-        worth_tiered = max(worth_tiered, row[3])
-    second = -1.0
-    for index, row in enumerate(rows):
-        if index != top_index:
-            second = max(second, row[0][0][2][0])
-    scan = (cheapest, bound, top_index, top[0], top[1], top, second, tuple(rows))
-    per_mp = card.mp_cost or FREE
-    serial = next(_SERIALS)
-    return (
-        (worth / per_mp, serial, card.mp_cost, card, scan),
-        (worth_tiered / per_mp, serial, card.mp_cost, card, scan),
-        cheapest,
-        bound,
-    )
 
 
 def switch(view: View, rng):
@@ -263,7 +80,7 @@ def switch(view: View, rng):
     stored = [f for f in side.roster if f.status == STORED and f.hp > 0]  # Side.stored()
     if not stored:
         return None
-    table = _matchups(view)
+    table = matchups(view)
     last = view.last_switch()
     newcomer = last[1] if last is not None else None
     best = None
@@ -274,7 +91,7 @@ def switch(view: View, rng):
             continue
         out_score = table.get(out.spec.type)
         if out_score is None:
-            out_score = _score_matchup(view, out.spec.type)
+            out_score = score_matchup(view, out.spec.type)
         if out_score <= 0:
             continue
         mine = out.id + "."
@@ -289,7 +106,7 @@ def switch(view: View, rng):
             for inn in stored:
                 score = table.get(inn.spec.type)
                 if score is None:
-                    score = _score_matchup(view, inn.spec.type)
+                    score = score_matchup(view, inn.spec.type)
                 ins.append((inn, inn.hp / inn.spec.max_hp, score))
         for inn, in_hp, in_score in ins:
             if in_hp < HEAL_BELOW and in_hp <= out_hp:
@@ -353,7 +170,7 @@ def _tiered(options, room: float, prices: dict, base: float):
     """(value, Tier) of the best Tier for these ((tier, price, outcome), ...) options."""
     tier, value, net = 1, base, 0.0
     for t, price, outcome in options[1:]:
-        more = _capped(outcome, room)
+        more = capped(outcome, room)
         better = more - base - prices[price]
         if better > net:
             tier, value, net = t, more, better
@@ -368,7 +185,7 @@ def _cost(card, owners, extra: dict) -> tuple:
 
 
 def _best_heal(heals, owners, extra, mp, prices, patients):
-    """(index in heals, user, MP, Tier, patient, HP restored): of these heals (_entry) on
+    """(index in heals, user, MP, Tier, patient, HP restored): of these heals (card_entry) on
     these (ally, HP missing) patients, the one restoring the most HP per MP, or None."""
     best, best_score = None, 0.0
     for i, (_, card, power, tiers) in enumerate(heals):
@@ -415,14 +232,14 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
     extra: dict[str, int] = {}  # non-Quick cards each user plays in this plan
     plays = []
     enemies = view.enemies
-    cands = []  # the candidates (_entry) of the attacks not planned yet
+    cands = []  # the candidates (card_entry) of the attacks not planned yet
     heals = []
     if enemies:
-        table = _blow_table(view)
+        table = blow_table(view)
         for card in hand:
             entry = table.get(card.id)
             if entry is None:
-                entry = table[card.id] = _entry(view, card, owners[card.id])
+                entry = table[card.id] = card_entry(view, card, owners[card.id])
             if entry[0] is HEAL:
                 heals.append(entry)
                 if entry[3] and prices is None:
@@ -439,7 +256,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
     else:
         for card in hand:
             if card.category == "support":
-                heals.append(_entry(view, card, owners[card.id]))
+                heals.append(card_entry(view, card, owners[card.id]))
         prices = _prices(side, level)
     healed: dict[str, int] = {}  # HP the plan restores, by ally
     if heals:
@@ -499,7 +316,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                 else:
                     value = top[3].get(room)
                     if value is None:
-                        value = _capped(top, room)
+                        value = capped(top, room)
                 if value > second:
                     # Capping only lowers a value: no other enemy can match this one.
                     score = value / per_mp
@@ -524,7 +341,7 @@ def plays(view: View, rng) -> list[tuple[str, int, str]]:
                 else:
                     value = outcome[3].get(room)
                     if value is None:
-                        value = _capped(outcome, room)
+                        value = capped(outcome, room)
                 tier = 1
                 if tiers and more > price:  # a Tier may add more than it costs here
                     value, tier = _tiered(options, room, prices, value)
