@@ -2,6 +2,8 @@
 the graph under the viewer stays spoiler-free until the result is asked for, and it reads
 well (axe-core) at 390 and 1366 px."""
 
+import math
+
 import pytest
 from playwright.sync_api import expect
 
@@ -81,7 +83,7 @@ def test_from_the_review_a_reader_steps_to_a_marked_round_forks_it_and_plays_a_r
         if battle.rounds < 3:
             continue
         review = review_services.start(battle, owner, rate_ai=True)
-        review_tasks.run(review.pk)
+        review_tasks.run(review.pk, seconds=math.inf)
         rows = Review.objects.get(pk=review.pk).data["rounds"]
         marked = [r["round"] for r in rows if any(r["mark"]) and r["round"] < battle.rounds]
         if marked:

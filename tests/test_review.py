@@ -140,6 +140,24 @@ def test_the_review_is_the_same_in_every_run_and_process(monkeypatch):
     assert json.loads(done.stdout) == json.loads(json.dumps(first, sort_keys=True))
 
 
+def test_a_review_made_a_round_at_a_time_is_the_review_made_at_once():
+    # Issue 39: a worker makes a long review a second at a time; each part's rows go
+    # through the database (JSON) before the next part takes them up.
+    a = party("Aces", fighter("Ace", strength=12, speed=9, cards=[card("Slam", power=40)] * 2))
+    b = party("Pacifists", fighter("Dove", cards=[]), fighter("Lamb", cards=[]))
+    many = snapshot([a, b], {})
+    data, log = battle_input(many), simulate(many, seed=3)
+    for rate in (None, (True, True)):
+        whole = review.review(data, log, rate_sides=rate)
+        rows, parts, made = [], 0, None
+        while made is None:
+            rows, made = review.review_rounds(data, log, rows, rate_sides=rate, more=lambda: False)
+            rows = json.loads(json.dumps(rows))
+            parts += 1
+        assert parts == len(whole["rounds"]) > 1
+        assert json.dumps(made) == json.dumps(whole)
+
+
 def test_a_sides_rating_ignores_the_other_sides_hand_and_every_draw_order():
     data, log = _demo()
     rounds, _ = review.replay_states(data, log)

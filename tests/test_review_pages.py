@@ -2,6 +2,7 @@
 graph under the viewer (spoiler-free), and `manage.py review`."""
 
 import json
+import math
 import re
 from io import StringIO
 
@@ -129,7 +130,7 @@ def test_the_queued_note_shows_in_the_review_and_leaves_with_the_queue(client, a
     assert QUEUED in review and "waiting for a worker" in review
     assert QUEUED not in html[: html.index('id="review"')]  # not a banner at the top
     # The worker makes it; the page's poll (or a reload) has the review and no note.
-    tasks.run(Review.objects.get(battle=battle).pk)
+    tasks.run(Review.objects.get(battle=battle).pk, seconds=math.inf)
     for follow_up in (page.redirect_chain[-1][0], battle.get_absolute_url()):
         html = client.get(follow_up).content.decode()
         assert "review-graph" in html and QUEUED not in html, follow_up

@@ -2,6 +2,8 @@
 another person's lab, a person has at most WAITING_PER_PERSON waiting, and a player's
 review of the game they just played goes on the interactive queue, ahead of bulk work."""
 
+import json
+import math
 from datetime import timedelta
 
 import pytest
@@ -9,13 +11,15 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from battles.engine.run import simulate
+from battles.engine import review as estimator
+from battles.engine.run import input_for, simulate
 from battles.engine.state import round_frames
 from battles.lab.models import Lab, LabStatus
 from battles.lab.services import lab_create
 from battles.models import Battle, Review, ReviewStatus
 from battles.play.models import Game, GameStatus
 from battles.review import services, tasks
+from battles.snapshot import demo_snapshot
 from cards import workers
 from cards.printing.tasks import render_task
 from tests.playing import make_side
@@ -54,8 +58,9 @@ def _run(row) -> None:
 
 
 def test_one_persons_21_reviews_do_not_hold_another_persons_100_battle_lab(
-    alice, bob, types, queued_tasks
+    alice, bob, types, queued_tasks, settings
 ):
+    settings.REVIEW_PART_SECONDS = math.inf  # one part each: this counts reviews, not parts
     for battle in _battles(alice, 21):
         services.start(battle, alice)
     mine = make_side(bob, types, "Mine", prefix="Mine")
@@ -117,3 +122,41 @@ def test_a_players_review_of_the_game_just_played_goes_ahead_of_bulk_work(alice,
     # A render asked for while the review waits goes first: its reader waits on a page too.
     render = render_task.enqueue(0)
     assert str(DBTaskResult.objects.ready().first().pk) == render.id
+
+
+def test_a_render_asked_for_during_a_players_review_waits_for_a_part_not_the_whole(
+    alice, queued_tasks, settings
+):
+    # On `make run`'s one interactive worker, a render asked for just after a player's
+    # review began waited for the whole review; now for the part being made (about a
+    # second: REVIEW_PART_SECONDS, here 0, a round a part).
+    settings.REVIEW_PART_SECONDS = 0
+    snap = demo_snapshot("Sunrise Squad", "Night Shift")
+    log = simulate(snap, seed=5)
+    battle = Battle.objects.create(
+        owner=alice, name_a="Sunrise Squad", name_b="Night Shift", snapshot=snap, seed=5,
+        log=log, frames=round_frames(log), winner=log["result"]["winner"],
+        rounds=log["result"]["rounds"],
+    )  # fmt: skip
+    Game.objects.create(
+        created_by=alice, kind="ai", user_a=alice, name_a="Sunrise Squad",
+        name_b="Night Shift", seed=5, policy_b="greedy", status=GameStatus.FINISHED,
+        battle=battle,
+    )  # fmt: skip
+    review = services.start(Battle.objects.get(pk=battle.pk), alice)
+    _run(DBTaskResult.objects.ready().get())  # the first part: round 1
+    review.refresh_from_db()
+    assert review.status == ReviewStatus.RUNNING and review.done == 1 < battle.rounds
+    rest = DBTaskResult.objects.ready().get()  # the rest, queued as the review was
+    assert (rest.queue_name, rest.priority) == (workers.INTERACTIVE, workers.THINKING_PRIORITY)
+    render = render_task.enqueue(0)
+    assert str(DBTaskResult.objects.ready().first().pk) == render.id
+    DBTaskResult.objects.filter(pk=render.id).delete()
+    parts = 1
+    while row := DBTaskResult.objects.ready().first():
+        _run(row)
+        parts += 1
+    review.refresh_from_db()
+    assert (review.status, parts, review.in_queue) == (ReviewStatus.DONE, battle.rounds, False)
+    whole = estimator.review(input_for(snap), log)
+    assert review.data == json.loads(json.dumps(whole))  # as stored whole (-0.0 == 0 in jsonb)

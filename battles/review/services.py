@@ -94,13 +94,15 @@ def start(battle, user, *, rate_ai: bool = False) -> Review:
         # A fork's review has the rounds played in the fork (engine/review/states.py).
         first = battle.log.get("fork", {}).get("round", 1)
         review.done, review.total, review.error = 0, battle.rounds - first + 1, ""
+        review.data = None  # a part kept from a failed run may have rated other sides
         review.save()
         if not now:
             dispatch(user.pk)  # its turn among the person's bulk work (tasks.py)
         elif isinstance(run_review_now.get_backend(), DatabaseBackend):
-            run_review_now.enqueue(review.pk)  # in this transaction: queued when recorded
+            # In this transaction: queued exactly when recorded.
+            run_review_now.enqueue(review.pk, interactive=True)
         else:
-            transaction.on_commit(partial(run_review_now.enqueue, review.pk))
+            transaction.on_commit(partial(run_review_now.enqueue, review.pk, interactive=True))
     return review
 
 

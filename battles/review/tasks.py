@@ -3,11 +3,22 @@ or on the interactive queue for a player's review of the game they just played
 (services.start). Progress lives in the Review row (done of total rounds), so a page
 reads it from there.
 
+A second at a time (PART_SECONDS, issue 39): a review is seconds of playouts, so each run of
+the task makes the rounds that fit in about a second, keeps them in the row (data, as a
+part) and queues the rest behind whatever came meanwhile, at its own queue and priority. A
+render asked for in the middle of a player's review waits for that second, not the whole
+review, on `make run`'s one interactive worker; a bulk review takes its turn with labs in
+seconds as the lab's chunks do. The parts make the review made at once, byte for byte
+(engine.review.review_rounds).
+
 Fair shares of the bulk queue (issue 39.4), as the lab's chunks have them (lab/tasks.py):
 a person has at most QUEUED_PER_PERSON reviews in the task queue at once; the rest wait
 as rows (status queued, in_queue False), and each review that ends queues the person's
 next, at the back. So one person's 21 reviews hold another's lab for two reviews at most."""
 
+import time
+
+from django.conf import settings
 from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
@@ -21,15 +32,27 @@ from cards import workers
 from .models import Review, ReviewStatus
 
 QUEUED_PER_PERSON = 2  # a person's reviews in the task queue at once
+PART = "memeyori-review-part/1"  # Review.data while the rounds come in, a part at a time
+
+
+def part_seconds() -> float:
+    """How long one run of the task makes rounds before it queues the rest."""
+    return float(getattr(settings, "REVIEW_PART_SECONDS", 1.0))
 
 
 @task(queue_name=workers.BULK, priority=workers.BULK_PRIORITY)
-def run_review(review_id: int) -> bool:
+def run_review(review_id: int, interactive: bool = False) -> bool:
     review = Review.objects.filter(pk=review_id).values("requested_by_id").first()
+    made = None
     try:
-        return run(review_id)
+        made = run(review_id)
+        if made is None:  # a part: the rest goes back in the same queue, at the back
+            (run_review_now if interactive else run_review).enqueue(
+                review_id, interactive=interactive
+            )
+        return bool(made)
     finally:
-        if review and review["requested_by_id"] is not None:
+        if made is not None and review and review["requested_by_id"] is not None:
             next_turn(review["requested_by_id"])
 
 
@@ -70,7 +93,7 @@ def next_turn(user_id: int) -> None:
 
 
 @workers.on_reclaim(run_review)
-def _review_back_in_queue(review_id: int, *, final: bool):
+def _review_back_in_queue(review_id: int, interactive: bool = False, *, final: bool):
     stopped(review_id, final=final)
     if final:
         who = Review.objects.filter(pk=review_id).values_list("requested_by_id", flat=True)
@@ -79,8 +102,10 @@ def _review_back_in_queue(review_id: int, *, final: bool):
             dispatch(who[0])
 
 
-def run(review_id: int) -> bool:
-    """The task's work: compute the review unless it is done. True when it was computed."""
+def run(review_id: int, seconds: float | None = None) -> bool | None:
+    """The task's work: the review's next part (about `seconds` of rounds, part_seconds()
+    by default; inf for all at once), unless it is done. True when the review was finished
+    by this part, None when rounds remain, False when there was nothing to do."""
     with transaction.atomic():
         review = Review.objects.select_for_update().select_related("battle").get(pk=review_id)
         if review.status == ReviewStatus.DONE:
@@ -88,15 +113,18 @@ def run(review_id: int) -> bool:
         review.status = ReviewStatus.RUNNING
         review.save(update_fields=["status"])
     battle = review.battle
+    made = review.data["rounds"] if review.data and review.data.get("format") == PART else []
+    deadline = time.monotonic() + (part_seconds() if seconds is None else seconds)
 
     def progress(done: int, total: int) -> None:
         Review.objects.filter(pk=review_id).update(done=done, total=total)
 
     rate = (True, True) if review.rate_ai else None
     try:
-        data = estimator.review(
-            input_for(battle.snapshot), battle.log, rate_sides=rate, progress=progress
-        )
+        rows, data = estimator.review_rounds(
+            input_for(battle.snapshot), battle.log, made, rate_sides=rate, progress=progress,
+            more=lambda: time.monotonic() < deadline,
+        )  # fmt: skip
     except (LookupError, ValueError) as e:  # a record that does not replay
         Review.objects.filter(pk=review_id).update(
             status=ReviewStatus.FAILED, error=str(e)[:300], finished=timezone.now(),
@@ -110,6 +138,11 @@ def run(review_id: int) -> bool:
             finished=timezone.now(), in_queue=False,
         )  # fmt: skip
         raise
+    if data is None:
+        Review.objects.filter(pk=review_id).update(
+            data={"format": PART, "rounds": rows}, done=len(rows)
+        )
+        return None
     with transaction.atomic():
         Review.objects.filter(pk=review_id).update(
             status=ReviewStatus.DONE, data=data, done=len(data["rounds"]),
