@@ -4,7 +4,7 @@ import them without importing the other."""
 
 from django.db import models
 
-from .engine.played import PLAYER
+from .engine.played_record import PLAYER
 from .engine.policies import LEVELS, POLICIES
 
 POLICY_CHOICES = [(name, name) for name in POLICIES]

@@ -37,7 +37,7 @@ from memeyori_site.http import allow, noindex, require_post, require_safe
 from memeyori_site.ratelimit import requester
 
 from . import making, og, viewer
-from .engine.played import PLAYER
+from .engine.played_record import PLAYER
 from .follow import FollowSigner
 from .forms import BattleForm, PresentForm, ShareForm, ViewerForm
 from .models import Battle, BattleJob, BattleVisibility, Game, JobStatus, Presentation

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from battles.engine import played
+from battles.engine import plan_check, plan_choices, played
 from battles.engine.policies import GREEDY
 from battles.engine.run import canonical, input_for
 from battles.play import cancel, services, stage
@@ -54,12 +54,12 @@ def test_a_player_who_stages_greedys_switch_can_play_the_card_it_drew():
     assert staged.drawn == ["B5.3"]
     assert "B5.3" in [c.id for c in staged.view.side.hand]
     plan = {"switch": GREEDY_SWITCH, "summon": False, "cards": [["B5.3", 1, "A2"]]}
-    checked = played.check_staged(staged.view, {"switch": GREEDY_SWITCH, "summon": False}, plan)
+    checked = plan_check.check_staged(staged.view, {"switch": GREEDY_SWITCH, "summon": False}, plan)
     assert checked.ok, checked.errors
     assert checked.plan == plan
     # In one go, the card is not in the hand as planning began: refused, in words.
     before = played.play(data, (None, None), REPRO_SEED, plans, own_draws=True).needed.views[1]
-    refused = played.check_plan(before, plan)
+    refused = plan_check.check_plan(before, plan)
     assert not refused.ok
     assert any("is not in your hand" in e for e in refused.errors)
     # Recorded, the round resolves: the Switch draws B5.3 again and B5.3 is played.
@@ -76,8 +76,8 @@ def test_what_a_stage_draws_is_what_the_round_draws_whatever_the_other_side_plan
     with own draws, A's shuffles do not move what B's Switch draws."""
     data = input_for(BOTH_STORE)
     start = played.play(data, (None, None), seed, {}, own_draws=True).needed
-    a_switch = played.switch_options(start.views[0])[0]
-    b_switch = played.switch_options(start.views[1])[0]
+    a_switch = plan_choices.switch_options(start.views[0])[0]
+    b_switch = plan_choices.switch_options(start.views[1])[0]
     stage_b = {"switch": b_switch, "summon": False}
     staged = played.staged(data, (None, None), seed, {}, 1, 1, stage_b)
     plans = {(1, 0): {**EMPTY, "switch": a_switch}, (1, 1): {**EMPTY, "switch": b_switch}}
@@ -92,8 +92,8 @@ def test_without_own_draws_the_other_sides_switch_moves_what_a_switch_draws():
     moved = 0
     for seed in range(8):
         start = played.play(data, (None, None), seed, {}).needed
-        a_switch = played.switch_options(start.views[0])[0]
-        b_plan = {**EMPTY, "switch": played.switch_options(start.views[1])[0]}
+        a_switch = plan_choices.switch_options(start.views[0])[0]
+        b_plan = {**EMPTY, "switch": plan_choices.switch_options(start.views[1])[0]}
         drawn = []
         for a_plan in (EMPTY, {**EMPTY, "switch": a_switch}):
             events = played.play(data, (None, None), seed, {(1, 0): a_plan, (1, 1): b_plan})

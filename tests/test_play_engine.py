@@ -3,7 +3,7 @@ a time, the state a pure function of (snapshot, seed, policies, plans so far).""
 
 import pytest
 
-from battles.engine import played
+from battles.engine import plan_check, plan_choices, played, played_record
 from battles.engine.battle import run_battle
 from battles.engine.policies import GREEDY, POLICIES
 from battles.engine.run import input_for, log_json
@@ -19,14 +19,14 @@ def first_cards(view, limit=2):
     """A simple legal plan: the first cards in hand the MP pays for, on the first enemy."""
     mp = view.side.mp
     cards = []
-    for row in played.card_choices(view):
+    for row in plan_choices.card_choices(view):
         cost = row["mp_cost"] + (len(cards) if not row["quick"] else 0) * 0
         if row["category"] == "support" or cost > mp or len(cards) >= limit:
             continue
         cards.append([row["id"], 1, row["targets"][0]["id"]])
         mp -= cost
     plan = {"switch": None, "summon": False, "cards": cards}
-    checked = played.check_plan(view, plan)
+    checked = plan_check.check_plan(view, plan)
     if not checked.ok:  # the surcharge of a second card by the same user
         plan["cards"] = cards[:1]
     return plan
@@ -88,7 +88,7 @@ def test_timeouts_every_round_play_exactly_the_ai_battle(seed):
 def test_a_played_log_replays_byte_identical_from_its_plan_records():
     finished, _ = play_out(23)
     log = finished.log
-    policies, plans, forfeit = played.inputs_from_log(log)
+    policies, plans, forfeit = played_record.inputs_from_log(log)
     again = played.play(input_for(SNAP), policies, log["seed"], plans, forfeit=forfeit)
     assert log_json(again.log) == log_json(log)
 
@@ -157,7 +157,7 @@ def test_a_plan_passes_the_check_exactly_when_the_engine_plays_it(case):
         for _ in range(rnd.randint(0, 4))
     ]
     plan = {"switch": None, "summon": False, "cards": cards}
-    checked = played.check_plan(view, plan)
+    checked = plan_check.check_plan(view, plan)
     round_no = result.needed.round
     try:
         after = played.play(data, (None, GREEDY), seed, {**plans, (round_no, 0): plan})
@@ -184,5 +184,5 @@ def test_a_knocked_out_archons_summon_is_refused_in_its_own_words():
     archon = view.side.archon
     archon.status, archon.hp = KO, 0
     view.side.resonance = 8
-    checked = played.check_plan(view, {"switch": None, "summon": True, "cards": []})
+    checked = plan_check.check_plan(view, {"switch": None, "summon": True, "cards": []})
     assert checked.errors == [f"{archon.spec.name} is knocked out, so it cannot be summoned."]

@@ -512,12 +512,12 @@ def test_a_recorded_timeout_replays_without_running_the_ai_and_gives_the_same_lo
     assert [p.plan["policy"] for p in stored] == ["greedy", "greedy"]
     assert all("cards" in p.plan and "switch" in p.plan for p in stored)
     # From here no read runs a policy: both sides' plans of rounds 1-2 are recorded.
-    from battles.engine import played
+    from battles.engine import played_record
 
     def no_thinking(*args):
         raise AssertionError(f"a read ran the AI: {args}")
 
-    monkeypatch.setattr(played, "policy_version", no_thinking)
+    monkeypatch.setattr(played_record, "policy_version", no_thinking)
     game.refresh_from_db()
     again = services.game_state(game, 0)
     assert again == {**shown, "deadline": again["deadline"]}
@@ -562,10 +562,11 @@ def test_manage_py_replay_finds_a_played_game_byte_identical(alice, alice_party,
     assert "A played game" in out.getvalue() and "Identical" in out.getvalue()
     # Byte for byte, from the plan records alone.
     from battles.engine import played
+    from battles.engine.policies import policy_version
     from battles.engine.run import input_for, log_json
 
     assert log_json(played.replay(input_for(battle.snapshot), battle.log)) == log_json(
-        played.play(input_for(game.snapshot), (None, played.policy_version("greedy", 2)),
+        played.play(input_for(game.snapshot), (None, policy_version("greedy", 2)),
                     game.seed, {(p.round, p.side): p.plan for p in game.plans.all()},
                     own_draws=game.own_draws).log
     )  # fmt: skip

@@ -14,6 +14,7 @@ from battles.engine.battle import Engine, run_battle
 from battles.engine.field import DISMISSED, FIELD, KO, STORED
 from battles.engine.fork import fork_record, play_fork
 from battles.engine.model import LIMIT_DECIDE, LIMIT_DRAW, MAX_ROUNDS, battle_input
+from battles.engine.played_record import empty_plan
 from battles.engine.policies import GREEDY
 from battles.engine.run import simulate
 from battles.snapshot import demo_snapshot, snapshot
@@ -217,14 +218,14 @@ def test_it_refuses_an_unknown_limit_rule():
 
 def test_a_played_game_is_won_at_the_limit_and_replays_from_its_record():
     data = battle_input(pacifists(LIMIT_DECIDE))
-    game = played.play(data, (None, GREEDY), 3, {(r, 0): played.empty_plan() for r in range(1, 31)})
+    game = played.play(data, (None, GREEDY), 3, {(r, 0): empty_plan() for r in range(1, 31)})
     log = game.log
     assert log["limit"] == "decide"
     assert log["result"]["winner"] == 0
     assert log["events"][-2]["kind"] == "limit"
     assert played.replay(data, log) == log
     old = battle_input(pacifists(None))
-    game = played.play(old, (None, GREEDY), 3, {(r, 0): played.empty_plan() for r in range(1, 31)})
+    game = played.play(old, (None, GREEDY), 3, {(r, 0): empty_plan() for r in range(1, 31)})
     assert game.log["result"]["winner"] is None
     assert "limit" not in game.log
 

@@ -137,7 +137,7 @@ class View:
     numbers derived from the frozen specs. `scratch` is this plan's own: whatever a policy
     works out for one plan lives there, where no other battle, request or thread reaches.
     `_engine` is the live battle, read only by the frozen policy versions (lookahead 1 and
-    2, whose stored battles replay as they were played) and by `played.check_plan`."""
+    2, whose stored battles replay as they were played) and by `plan_check.check_plan`."""
 
     __slots__ = (
         "side", "enemies", "enemy_ids", "chart", "round", "owners", "memo", "scratch", "_engine",

@@ -28,8 +28,9 @@ from .dice import shuffle
 from .field import Policy
 from .keyed import rng_for
 from .model import MAX_ROUNDS, BattleInput
-from .played import Played, _rounds, ai_plans, inputs_from_log, own_draws_of, staged
+from .played import Played, _rounds, ai_plans, staged
 from .played import replay as played_replay
+from .played_record import inputs_from_log, own_draws_of
 
 FORK_VERSION = 1
 

@@ -19,7 +19,7 @@ from django.db import transaction
 from ..engine.battle import ENGINE_VERSION
 from ..engine.fork import ForkRefused, fork_record, origin_record, record_inputs, rounds_forkable
 from ..engine.keyed import new_key
-from ..engine.played import PLAYER, PLAYER_VERSION
+from ..engine.played_record import PLAYER, PLAYER_VERSION
 from ..engine.policies import POLICIES
 from ..engine.run import input_for
 from ..models import Battle

@@ -33,7 +33,7 @@ from cards.demo import DEMO_USERNAME
 from cards.models import Party, Visibility
 from cards.services import copied_from, party_copy
 
-from ..engine.played import PLAYER
+from ..engine.played_record import PLAYER
 from .models import Game, GameKind, GameStatus
 
 STARTER = "First Friends"  # the demo party a starter party is a copy of

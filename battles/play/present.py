@@ -27,7 +27,7 @@ def plan_rows(
     hand: list[dict], cards: list[list], costs: dict[str, int], refused=frozenset()
 ) -> list[dict]:
     """The plan's cards in order, each with its cost this round as the engine's plan
-    check counted it (`costs`, battles.engine.played.check_plan), and whether the rules
+    check counted it (`costs`, battles.engine.plan_check.check_plan), and whether the rules
     refuse it (`refused`, card ids): a refused card counts in no total (issue 41.9)."""
     by_id = {c["id"]: c for c in hand}
     rows = []

@@ -22,8 +22,9 @@ from datetime import timedelta
 from django.utils import timezone
 
 from ..engine.fork import ai_plans_fork, play_fork, staged_fork
-from ..engine.played import PLAYER, Played, Staged, play, staged
+from ..engine.played import Played, play, staged
 from ..engine.played import ai_plans as engine_ai_plans
+from ..engine.played_record import PLAYER, Staged
 from ..engine.policies import policy_version
 from ..engine.run import input_for
 from .models import Game, PlanBy, PlanStage, PlayedPlan

@@ -15,7 +15,8 @@ from cards.models import Party, Table, TableMembership, visible_to
 
 from ..engine.keyed import KEY_HEX, is_key, new_key
 from ..engine.model import LIMIT_DECIDE, LIMIT_DRAW
-from ..engine.played import PLAYER, PLAYER_VERSION, check_plan, check_staged
+from ..engine.plan_check import check_plan, check_staged
+from ..engine.played_record import PLAYER, PLAYER_VERSION
 from ..engine.policies import POLICIES
 from ..models import new_share_token
 from ..services import SEED_MAX, limit_rule
@@ -281,7 +282,7 @@ def revoke_invite(game: Game) -> None:
 
 
 def checked_plan(game: Game, side: int, plan):
-    """The engine's check of a plan being made (battles.engine.played.Checked: its totals,
+    """The engine's check of a plan being made (battles.engine.plan_check.Checked: its totals,
     refusals and each card's cost this round), or None when that side is not planning.
     Stores nothing."""
     return _check(replay_game(game), side, plan)

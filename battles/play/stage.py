@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ..engine.played import check_plan, normal_plan
+from ..engine.plan_check import check_plan, normal_plan
 from . import services
 from .models import GameStatus, PlanStage
 from .record import Replay

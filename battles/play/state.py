@@ -10,7 +10,7 @@ from cards.models import TableMembership
 from ..engine.battle import LOG_FORMAT, side_records
 from ..engine.field import FIELD, KO
 from ..engine.model import ARCHON_SUMMON_COST
-from ..engine.played import card_choices, switch_options
+from ..engine.plan_choices import card_choices, switch_options
 from ..engine.run import input_for
 from ..models import Battle
 from ..viewer import limit_words

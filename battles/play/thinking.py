@@ -32,7 +32,7 @@ from django_tasks_db.backend import DatabaseBackend
 
 from cards import workers
 
-from ..engine.played import PLAYER
+from ..engine.played_record import PLAYER
 from ..engine.policies import policy_version
 from .models import Game, GameStatus, PlanBy, PlayedPlan
 from .record import Replay

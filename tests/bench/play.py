@@ -43,7 +43,7 @@ ROUNDS = 30
 
 def simple_plan(view) -> dict:
     """A heal on the most hurt ally, else the cheapest attack on the first enemy."""
-    from battles.engine.played import card_choices
+    from battles.engine.plan_choices import card_choices
 
     hand = card_choices(view)
     allies = {f.id: f for f in view.side.field()}

@@ -8,7 +8,7 @@ cards of its combatants on the field; the enemy plans by greedy in each world. T
 candidates are the plan made, greedy's whole plan, the Thinker's card candidates
 (worlds.card_options: greedy's cards and their neighbours, after the plan's own Switch and
 summon) and the plan made's neighbours (a card less, a card more, another target, a Tier
-up or down, no Switch or greedy's, the summon or not), each legal by `played.check_plan`.
+up or down, no Switch or greedy's, the summon or not), each legal by `plan_check.check_plan`.
 Every candidate is played out to the end (both sides by greedy after this round) in the same worlds:
 - screening: all of them in `SCREEN` worlds; the `SHORTLIST` best go on to `SHORTLIST_MORE`
   more worlds, and the best of those is the challenger; the plan made is played in the
@@ -44,7 +44,7 @@ import random
 from .. import greedy, plan, worlds
 from ..field import EnemyView, View
 from ..plan import begin as planning_views
-from ..played import check_plan
+from ..plan_check import check_plan
 from .estimates import finish
 from .states import _points, clone
 

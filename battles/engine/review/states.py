@@ -19,7 +19,8 @@ from ..field import Policy, Side
 from ..fork import begin_fork, record_inputs, state_at_round
 from ..keyed import rng_for
 from ..model import MAX_ROUNDS, BattleInput
-from ..played import _Plans, is_played, open_round, own_draws_of
+from ..played import open_round
+from ..played_record import RecordedPlans, is_played, own_draws_of
 from ..policies import GREEDY, policy_version
 from ..worlds import Sink
 
@@ -126,7 +127,7 @@ def replay_states(data: BattleInput, log: dict) -> tuple[list[RoundStates], floa
     if is_played(log):
         # The AI's plans as recorded, so a lookahead side is not thought out again.
         ai, plans, forfeit = record_inputs(log)
-        recorded = _Plans(plans, ai)
+        recorded = RecordedPlans(plans, ai)
         inner = (recorded.policy(0), recorded.policy(1))
     else:
         versions = log.get("policy_versions", [1, 1])

@@ -3,7 +3,7 @@ a played game, the plans its log records)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from battles.engine import fork, played
+from battles.engine import fork, played_record
 from battles.engine.battle import ENGINE_VERSION, LOG_FORMAT
 from battles.engine.run import canonical, input_for, simulate
 from battles.models import Battle
@@ -40,7 +40,7 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"Played by {played_by}.")
         try:
-            if played.is_played(found.log):
+            if played_record.is_played(found.log):
                 # A played game: its sides' plans are in the log's plan records.
                 self.stdout.write(f"A played game: {len(found.log['plans'])} recorded plans.")
                 # A fork replays its origin to the fork round first (engine/fork.py).
