@@ -42,7 +42,7 @@ PORT = int(os.environ.get("BENCH_BUDGET_PORT", "8171"))
 RENDERS = int(sized(3, 1))
 LAB = int(sized(10_000, 100))
 OPPONENTS = 12
-GREEDY_SAMPLE = int(sized(20, 2))  # greedy battles a pairing, to price one
+GREEDY_SAMPLE = int(sized(60, 2))  # greedy battles a pairing, to price one
 THINKER = int(sized(2, 1))  # Thinker battles, to price the picker before issue 39
 
 # Run in the tree (manage.py shell): "player" with two parties and twelve opponents to see,
