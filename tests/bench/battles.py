@@ -202,11 +202,11 @@ def bench_engine() -> None:
     for _, run, batch_inputs, pols in runs:
         batch(len(batch_inputs), run, batch_inputs, pols)  # cold: fills the memos
     cold = time.perf_counter() - start
-    # Best of three batches, the runs interleaved: the machine is shared, and the quietest
+    # Best of seven batches, the runs interleaved: the machine is shared, and the quietest
     # batch is the fairest. CPU time (process_time) counts only this process's work.
     n = sized(240, 12)
     best = {}
-    for attempt in range(sized(3)):
+    for attempt in range(sized(7)):
         for name, run, batch_inputs, pols in runs:
             wall, cpu = time.perf_counter(), time.process_time()
             batch(n, run, batch_inputs, pols, 10_000 + attempt * n)
