@@ -30,7 +30,7 @@ from .keyed import rng_for
 from .model import MAX_ROUNDS, BattleInput
 from .played import Played, _rounds, ai_plans, staged
 from .played import replay as played_replay
-from .played_record import inputs_from_log, own_draws_of
+from .played_record import inputs_from_log, own_draws_of, plan_of
 
 FORK_VERSION = 1
 
@@ -69,11 +69,7 @@ def record_inputs(record: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
     ai, plans, forfeit = inputs_from_log(record)
     for rec in record["plans"]:
         if rec["by"] == "ai":
-            plans[rec["round"], rec["side"]] = {
-                "switch": rec["switch"],
-                "summon": rec["summon"],
-                "cards": rec["cards"],
-            }
+            plans[rec["round"], rec["side"]] = plan_of(rec)
     return ai, plans, forfeit
 
 

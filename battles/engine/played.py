@@ -30,7 +30,14 @@ from .battle import LOG_FORMAT, Engine, side_records
 from .field import View
 from .keyed import rng_for
 from .model import MAX_ROUNDS, BattleInput
-from .played_record import RecordedPlans, Staged, empty_plan, inputs_from_log, own_draws_of
+from .played_record import (
+    RecordedPlans,
+    Staged,
+    empty_plan,
+    inputs_from_log,
+    own_draws_of,
+    plan_of,
+)
 
 
 class PlanNeeded(Exception):  # noqa: N818 (not an error: the battle waits for a plan)
@@ -329,7 +336,7 @@ def ai_plans(
         build = _builder(data, policies, seed, forfeit)
     played = build(probe, own_draws=own_draws, stop=round_no + 1)
     return {
-        rec["side"]: {"switch": rec["switch"], "summon": rec["summon"], "cards": rec["cards"]}
+        rec["side"]: plan_of(rec)
         for rec in played.made
         if rec["round"] == round_no and rec["by"] == "ai"
     }

@@ -142,6 +142,11 @@ class RecordedPlans:
         return Policy(ai.name, self.switch, self.summon, self.plays, ai.version, ai.dice, ai.thinks)
 
 
+def plan_of(rec: dict) -> dict:
+    """The plan a plan record holds (a player's or an AI's), as a replay takes it."""
+    return {"switch": rec["switch"], "summon": rec["summon"], "cards": rec["cards"]}
+
+
 def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
     """What replays a played log: (AI policies per side, the recorded plans, forfeit)."""
     policies = tuple(
@@ -151,11 +156,7 @@ def inputs_from_log(log: dict) -> tuple[tuple, dict, tuple[int, int] | None]:
     plans = {}
     for rec in log["plans"]:
         if rec["by"] == "player":
-            plans[rec["round"], rec["side"]] = {
-                "switch": rec["switch"],
-                "summon": rec["summon"],
-                "cards": rec["cards"],
-            }
+            plans[rec["round"], rec["side"]] = plan_of(rec)
         elif rec["by"] == "timeout":
             plans[rec["round"], rec["side"]] = {
                 "by": "timeout",

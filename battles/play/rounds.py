@@ -9,6 +9,7 @@ from django.utils import timezone
 from memeyori_site import live
 
 from ..engine.battle import ENGINE_VERSION
+from ..engine.played_record import plan_of
 from ..engine.state import round_frames
 from ..models import Battle, BattleVisibility
 from .models import Game, GameStatus, PlanBy, PlayedPlan
@@ -37,7 +38,7 @@ def record_ai_plans(game: Game, replay: Replay) -> None:
         key = (rec["round"], rec["side"])
         if rec["by"] != "ai" or key in replay.plans or not ai[rec["side"]].replays_from_record:
             continue
-        plan = {"switch": rec["switch"], "summon": rec["summon"], "cards": rec["cards"]}
+        plan = plan_of(rec)
         PlayedPlan.objects.create(game=game, round=key[0], side=key[1], plan=plan, by=PlanBy.AI)
         replay.plans[key] = plan
 
